@@ -1,0 +1,48 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { AppContext } from '../../context.ts';
+import { AppError } from '../../domain/errors.ts';
+import type { Principal } from '../../domain/principal.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal: Principal | null;
+  }
+  interface FastifyContextConfig {
+    /** Routes that need no API key (health, docs, evidence). */
+    public?: boolean;
+    /** POST routes that honour idempotency keys (decisions §5). */
+    idempotent?: boolean;
+  }
+}
+
+const MESSAGES = {
+  MISSING_API_KEY: 'Send your key as "Authorization: Bearer <API_KEY>"',
+  INVALID_API_KEY: 'The API key is not valid',
+  EXPIRED_API_KEY: 'The API key has expired',
+  REVOKED_API_KEY: 'The API key has been revoked',
+} as const;
+
+function bearer(request: FastifyRequest): string | undefined {
+  const header = request.headers.authorization;
+  if (!header) return undefined;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return match ? match[1] : '';
+}
+
+/** Authenticates every non-public route before its body is read. */
+export function registerAuth(app: FastifyInstance, ctx: AppContext): void {
+  app.decorateRequest('principal', null);
+  app.addHook('onRequest', async (request) => {
+    const url = request.routeOptions.url;
+    if (request.routeOptions.config.public || !url || !url.startsWith('/v1/')) return;
+    const presented = bearer(request);
+    const result = await ctx.keys.verify(presented === '' ? 'invalid' : presented);
+    if (!result.ok) throw new AppError(result.code, MESSAGES[result.code]);
+    request.principal = result.principal;
+  });
+}
+
+export function principalOf(request: FastifyRequest): Principal {
+  if (!request.principal) throw new AppError('MISSING_API_KEY', MESSAGES.MISSING_API_KEY);
+  return request.principal;
+}

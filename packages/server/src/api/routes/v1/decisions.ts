@@ -1,0 +1,93 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { AppContext } from '../../../context.ts';
+import { checkResultView, decisionView } from '../../../domain/decisions.ts';
+import { parsePagination } from '../../pagination.ts';
+import { principalOf } from '../../plugins/auth.ts';
+import { errorResponses, Pagination } from '../../schemas/common.ts';
+
+const DecisionParams = Type.Object({ decisionId: Type.String() });
+
+export const decisionRoutes =
+  (ctx: AppContext): FastifyPluginAsyncTypebox =>
+  async (app) => {
+    app.get(
+      '/v1/decisions',
+      {
+        schema: {
+          tags: ['decisions'],
+          summary: 'List your decisions, newest first',
+          querystring: Pagination,
+          response: {
+            200: Type.Object({
+              decisions: Type.Array(Type.Ref('Decision')),
+              limit: Type.Integer(),
+              offset: Type.Integer(),
+              hasMore: Type.Boolean(),
+            }),
+            ...errorResponses(401, 403, 422, 429),
+          },
+        },
+      },
+      async (request) => {
+        const { limit, offset } = parsePagination(request.query);
+        const { decisions, hasMore } = await ctx.decisions.list(principalOf(request), limit, offset);
+        return { decisions: decisions.map(decisionView), limit, offset, hasMore };
+      },
+    );
+
+    app.get(
+      '/v1/decisions/:decisionId',
+      {
+        schema: {
+          tags: ['decisions'],
+          summary: 'Get a stored decision',
+          params: DecisionParams,
+          response: { 200: Type.Ref('Decision'), ...errorResponses(401, 403, 404, 429) },
+        },
+      },
+      async (request) =>
+        decisionView(await ctx.decisions.get(principalOf(request), request.params.decisionId)),
+    );
+
+    app.post(
+      '/v1/decisions/:decisionId/replay',
+      {
+        config: { idempotent: true },
+        schema: {
+          tags: ['decisions'],
+          summary: 'Re-decide stored content under another policy; stores a new decision with replayOf',
+          params: DecisionParams,
+          body: Type.Object({ policyId: Type.String(), requestId: Type.Optional(Type.String()) }),
+          response: {
+            200: Type.Ref('CheckResult'),
+            ...errorResponses(400, 401, 403, 404, 409, 422, 429, 502),
+          },
+        },
+      },
+      async (request) => {
+        const record = await ctx.checks.replay(
+          principalOf(request),
+          request.params.decisionId,
+          (request.body ?? {}) as Record<string, unknown>,
+          { requestId: request.idempotencyKey },
+        );
+        return checkResultView(record);
+      },
+    );
+
+    app.get(
+      '/v1/decisions/:decisionId/curl',
+      {
+        schema: {
+          tags: ['decisions'],
+          summary: 'A cURL command reproducing the check (the key is $VERDICT_API_KEY)',
+          params: DecisionParams,
+          response: { 200: Type.Object({ curl: Type.String() }), ...errorResponses(401, 403, 404, 429) },
+        },
+      },
+      async (request) => ({
+        curl: await ctx.decisions.curl(principalOf(request), request.params.decisionId),
+      }),
+    );
+  };

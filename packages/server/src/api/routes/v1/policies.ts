@@ -1,0 +1,65 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { AppContext } from '../../../context.ts';
+import { policyView } from '../../../domain/policies/service.ts';
+import { principalOf } from '../../plugins/auth.ts';
+import { PolicyBody } from '../../schemas/admin.ts';
+import { errorResponses } from '../../schemas/common.ts';
+
+export const policyRoutes =
+  (ctx: AppContext): FastifyPluginAsyncTypebox =>
+  async (app) => {
+    app.post(
+      '/v1/policies',
+      {
+        config: { idempotent: true },
+        schema: {
+          tags: ['policies'],
+          summary: 'Create a policy (201) or replace your own (200, new version)',
+          description:
+            'Send `If-None-Match: *` to create only: an existing ID is then 409 DUPLICATE_POLICY_ID.',
+          body: PolicyBody,
+          response: {
+            200: Type.Ref('Policy'),
+            201: Type.Ref('Policy'),
+            ...errorResponses(400, 401, 403, 409, 422, 429),
+          },
+        },
+      },
+      async (request, reply) => {
+        const body = (request.body ?? {}) as Record<string, unknown>;
+        const { created, policy } = await ctx.policies.save(principalOf(request), body, {
+          createOnly: request.headers['if-none-match'] === '*',
+        });
+        return reply.code(created ? 201 : 200).send(policyView(policy));
+      },
+    );
+
+    app.get(
+      '/v1/policies',
+      {
+        schema: {
+          tags: ['policies'],
+          summary: 'List the built-in policies and your own',
+          response: {
+            200: Type.Object({ policies: Type.Array(Type.Ref('Policy')) }),
+            ...errorResponses(401, 403, 429),
+          },
+        },
+      },
+      async (request) => ({ policies: (await ctx.policies.list(principalOf(request))).map(policyView) }),
+    );
+
+    app.get(
+      '/v1/policies/:policyId',
+      {
+        schema: {
+          tags: ['policies'],
+          summary: 'Get a policy',
+          params: Type.Object({ policyId: Type.String() }),
+          response: { 200: Type.Ref('Policy'), ...errorResponses(401, 403, 404, 422, 429) },
+        },
+      },
+      async (request) => policyView(await ctx.policies.get(principalOf(request), request.params.policyId)),
+    );
+  };

@@ -1,0 +1,79 @@
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { registerAuth } from './api/plugins/auth.ts';
+import { registerErrorHandling } from './api/plugins/errors.ts';
+import { registerIdempotency } from './api/plugins/idempotency.ts';
+import { healthRoutes } from './api/routes/health.ts';
+import { adminRoutes } from './api/routes/v1/admin.ts';
+import { checkRoutes } from './api/routes/v1/checks.ts';
+import { decisionRoutes } from './api/routes/v1/decisions.ts';
+import { policyRoutes } from './api/routes/v1/policies.ts';
+import { Account, ApiKey, Policy } from './api/schemas/admin.ts';
+import { CheckResult, Decision } from './api/schemas/checks.ts';
+import { ErrorBody } from './api/schemas/common.ts';
+import type { AppContext } from './context.ts';
+import { newId } from './domain/ids.ts';
+
+export interface AppOptions {
+  logger?: FastifyServerOptions['logger'];
+}
+
+export interface AppState {
+  shuttingDown: boolean;
+}
+
+/** Builds the HTTP API on a context. Does not listen: the caller decides (server, tests, benchmarks). */
+export async function buildApp(
+  ctx: AppContext,
+  options: AppOptions = {},
+): Promise<FastifyInstance & { state: AppState }> {
+  const app = Fastify({
+    logger: options.logger ?? false,
+    genReqId: () => newId('req'),
+    bodyLimit: 1024 * 1024,
+    // Bodies are validated by the domain, which owns the spec's error codes and is shared with batches and the
+    // CLI; route schemas describe them for the OpenAPI document and type the handlers.
+    schemaErrorFormatter: (errors) => new Error(errors[0]?.message ?? 'invalid'),
+    ajv: { customOptions: { coerceTypes: false, removeAdditional: false } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+  app.setValidatorCompiler(() => () => true);
+  const state: AppState = { shuttingDown: false };
+
+  for (const schema of [ErrorBody, CheckResult, Decision, Policy, ApiKey, Account]) app.addSchema(schema);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Verdict',
+        version: '1.0.0',
+        description:
+          'Self-hosted content decisions: text, images and video scored against YAML policies. ' +
+          'Errors are `{ error: { code, message, details?, requestId } }`; every response has `X-Request-Id`.',
+      },
+      servers: [{ url: ctx.config.publicUrl }],
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      security: [{ bearer: [] }],
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    reply.header('x-request-id', request.id);
+    return payload;
+  });
+  registerErrorHandling(app);
+  registerAuth(app, ctx);
+  registerIdempotency(app, ctx);
+
+  app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
+  await app.register(healthRoutes(ctx, state));
+  await app.register(checkRoutes(ctx));
+  await app.register(policyRoutes(ctx));
+  await app.register(decisionRoutes(ctx));
+  await app.register(adminRoutes(ctx));
+
+  return Object.assign(app, { state }) as unknown as FastifyInstance & { state: AppState };
+}

@@ -1,0 +1,254 @@
+import { Command, Option } from 'commander';
+import { bootstrap } from '../bootstrap.ts';
+import { type Config, ConfigError, loadConfig, parseDuration, type Secrets } from '../config.ts';
+import { type AppContext, createContext } from '../context.ts';
+import { accountView } from '../domain/accounts.ts';
+import { isAppError } from '../domain/errors.ts';
+import { keyView } from '../domain/keys.ts';
+import { startServer } from '../server.ts';
+import { migrateToLatest, openDatabase } from '../storage/database.ts';
+
+function configOrExit(): { config: Config; secrets: Secrets } {
+  try {
+    return loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`verdict: ${error.message}\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
+}
+
+/** Runs an administrative command directly against the configured database. */
+async function withContext<T>(fn: (ctx: AppContext) => Promise<T>): Promise<T> {
+  const { config, secrets } = configOrExit();
+  const ctx = await createContext(config, secrets);
+  try {
+    await bootstrap(ctx);
+    return await fn(ctx);
+  } finally {
+    await ctx.close();
+  }
+}
+
+function print(value: unknown, json: boolean, human: () => string): void {
+  process.stdout.write(json ? `${JSON.stringify(value, null, 2)}\n` : `${human()}\n`);
+}
+
+function parseExpiry(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const ms = parseDuration(value);
+  if (ms !== null) return new Date(Date.now() + ms).toISOString();
+  if (Number.isNaN(Date.parse(value)))
+    throw new Error(`--expires: expected a duration (30d, 12h) or an ISO date, got "${value}"`);
+  return new Date(value).toISOString();
+}
+
+function parseQuota(value: string | undefined): number | null | undefined {
+  if (value === undefined) return undefined;
+  if (value === 'none' || value === 'unlimited') return null;
+  if (!/^\d+$/.test(value))
+    throw new Error(`--quota: expected a non-negative integer or "none", got "${value}"`);
+  return Number(value);
+}
+
+const program = new Command('verdict')
+  .description('Verdict: self-hosted content decisions. Settings come from the environment (see README).')
+  .showHelpAfterError();
+
+program
+  .command('serve', { isDefault: true })
+  .description('Start the API and background worker in one process (the default command)')
+  .action(async () => {
+    const { config, secrets } = configOrExit();
+    const server = await startServer(config, secrets);
+    const log = server.app.log;
+    if (config.allowPrivateUrls)
+      log.warn('VERDICT_ALLOW_PRIVATE_URLS is on: URLs may reach private addresses');
+    process.stdout.write(`Verdict listening on ${server.url} (public URL ${config.publicUrl})\n`);
+    process.stdout.write(
+      `Storage: ${config.database.kind === 'sqlite' ? config.database.file : 'PostgreSQL'}\n`,
+    );
+    if (server.firstKey) {
+      process.stdout.write(
+        `\nFirst start: created an admin API key. It is shown only once; keep it safe:\n\n  ${server.firstKey}\n\n` +
+          `Try: curl -s ${config.publicUrl}/v1/check -H "Authorization: Bearer ${server.firstKey}" ` +
+          `-H 'Content-Type: application/json' -d '{"content":"hello world","policyId":"default"}'\n\n`,
+      );
+    }
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+      process.once(signal, () => {
+        log.info({ signal }, 'shutting down: finishing in-flight requests');
+        server.stop().then(
+          () => process.exit(0),
+          (error) => {
+            log.error({ err: error }, 'shutdown failed');
+            process.exit(1);
+          },
+        );
+      });
+    }
+  });
+
+program
+  .command('migrate')
+  .description('Apply pending database migrations and exit')
+  .action(async () => {
+    const { config } = configOrExit();
+    const handle = openDatabase(config.database);
+    try {
+      const applied = await migrateToLatest(handle.db);
+      process.stdout.write(applied.length ? `Applied: ${applied.join(', ')}\n` : 'Database is up to date\n');
+    } finally {
+      await handle.close();
+    }
+  });
+
+const keys = program.command('keys').description('Manage API keys');
+keys
+  .command('create')
+  .description('Create an API key; it is printed once')
+  .option('--account <accountId>', 'account that owns the key (default: the operator account)')
+  .requiredOption(
+    '--scopes <list>',
+    'comma-separated: check, policies:read, policies:write, decisions:read, webhooks:read, webhooks:write, admin',
+  )
+  .option('--name <name>', 'a label for the key', 'cli')
+  .option('--expires <when>', 'a duration from now (30d, 12h) or an ISO 8601 date')
+  .option('--per-minute <n>', 'sustained rate limit per 60 s for this key')
+  .option('--burst <n>', 'burst limit per second for this key')
+  .option('--json', 'print JSON')
+  .action(async (opts) => {
+    await withContext(async (ctx) => {
+      const accountId = opts.account ?? (await ctx.accounts.findOperator())!.accountId;
+      const rateLimit =
+        opts.perMinute || opts.burst
+          ? { perMinute: Number(opts.perMinute ?? 600), burstPerSecond: Number(opts.burst ?? 20) }
+          : undefined;
+      const { key, record } = await ctx.keys.create(null, {
+        name: opts.name,
+        scopes: String(opts.scopes)
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean),
+        accountId,
+        expiresAt: parseExpiry(opts.expires),
+        rateLimit,
+      });
+      print({ ...keyView(record), key }, opts.json, () =>
+        [
+          `Created ${record.id} for ${record.accountId} [${record.scopes.join(', ')}]${record.expiresAt ? `, expires ${record.expiresAt}` : ''}`,
+          '',
+          `  ${key}`,
+          '',
+          'The key is shown only once.',
+        ].join('\n'),
+      );
+    });
+  });
+keys
+  .command('list')
+  .description('List API keys (never the keys themselves)')
+  .option('--account <accountId>', 'only this account')
+  .option('--json', 'print JSON')
+  .action(async (opts) => {
+    await withContext(async (ctx) => {
+      const list = (await ctx.keys.list(null, opts.account)).map(keyView);
+      print(list, opts.json, () =>
+        list.length === 0
+          ? 'No keys'
+          : list
+              .map(
+                (k) =>
+                  `${k.id}  ${k.prefix}…${k.last4}  ${k.accountId}  ${k.name}  [${k.scopes.join(',')}]${k.revokedAt ? '  revoked' : ''}${k.expiresAt ? `  expires ${k.expiresAt}` : ''}`,
+              )
+              .join('\n'),
+      );
+    });
+  });
+keys
+  .command('revoke <keyId>')
+  .description('Revoke an API key at once')
+  .option('--json', 'print JSON')
+  .action(async (keyId, opts) => {
+    await withContext(async (ctx) => {
+      const record = await ctx.keys.revoke(null, keyId);
+      print({ id: record.id, revoked: true }, opts.json, () => `Revoked ${record.id}`);
+    });
+  });
+
+const accounts = program.command('accounts').description('Manage accounts');
+accounts
+  .command('create')
+  .description('Create an account')
+  .requiredOption('--name <name>', 'account name')
+  .option('--quota <n>', 'monthly quota of evaluations, or "none"')
+  .option('--trial-ends <iso>', 'end of the free trial (ISO 8601)')
+  .option('--json', 'print JSON')
+  .action(async (opts) => {
+    await withContext(async (ctx) => {
+      const account = await ctx.accounts.create({
+        name: opts.name,
+        monthlyQuota: parseQuota(opts.quota),
+        trialEndsAt: opts.trialEnds,
+      });
+      print(accountView(account), opts.json, () => `Created ${account.accountId} (${account.name})`);
+    });
+  });
+accounts
+  .command('list')
+  .description('List accounts')
+  .option('--json', 'print JSON')
+  .action(async (opts) => {
+    await withContext(async (ctx) => {
+      const operator = await ctx.accounts.findOperator();
+      const list = (
+        await ctx.accounts.list(
+          {
+            keyId: 'cli',
+            accountId: operator!.accountId,
+            isOperator: true,
+            scopes: new Set(['admin']),
+            rateLimit: null,
+          },
+          1000,
+          0,
+        )
+      ).map((a) => accountView(a));
+      print(list, opts.json, () =>
+        list
+          .map(
+            (a) =>
+              `${a.accountId}  ${a.name}  quota=${a.monthlyQuota ?? 'none'}  trialEndsAt=${a.trialEndsAt ?? '-'}${a.isOperator ? '  (operator)' : ''}`,
+          )
+          .join('\n'),
+      );
+    });
+  });
+accounts
+  .command('update <accountId>')
+  .description("Update an account's name, quota or trial end")
+  .option('--name <name>', 'new name')
+  .option('--quota <n>', 'monthly quota, or "none"')
+  .addOption(new Option('--trial-ends <iso>', 'end of the free trial (ISO 8601), or "none"'))
+  .option('--json', 'print JSON')
+  .action(async (accountId, opts) => {
+    await withContext(async (ctx) => {
+      const account = await ctx.accounts.update(null, accountId, {
+        name: opts.name,
+        monthlyQuota: parseQuota(opts.quota),
+        trialEndsAt: opts.trialEnds === 'none' ? null : opts.trialEnds,
+      });
+      print(accountView(account), opts.json, () => `Updated ${account.accountId} (${account.name})`);
+    });
+  });
+
+program.parseAsync(process.argv).catch((error: unknown) => {
+  if (isAppError(error)) {
+    process.stderr.write(`verdict: ${error.code}: ${error.message}\n`);
+  } else {
+    process.stderr.write(`verdict: ${error instanceof Error ? error.message : String(error)}\n`);
+  }
+  process.exit(1);
+});

@@ -1,0 +1,129 @@
+import path from 'node:path';
+
+/** Typed, validated service configuration. Secrets are kept apart from the rest (see `Secrets`). */
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  publicUrl: string;
+  database: { kind: 'sqlite'; file: string } | { kind: 'postgres'; url: string };
+  redisUrl: string | null;
+  allowPrivateUrls: boolean;
+  webhookRetrySchedule: number[] | null;
+  logLevel: string;
+  shutdownTimeoutMs: number;
+}
+
+export interface Secrets {
+  bootstrapKey: string | null;
+}
+
+export class ConfigError extends Error {
+  constructor(
+    readonly setting: string,
+    message: string,
+  ) {
+    super(`Invalid ${setting}: ${message}`);
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+function str(env: Env, name: string): string | undefined {
+  const value = env[name];
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
+
+function parseInteger(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = str(env, name);
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(name, `expected an integer, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new ConfigError(name, `expected ${min}–${max}, got ${value}`);
+  return value;
+}
+
+function parseBoolean(env: Env, name: string, fallback: boolean): boolean {
+  const raw = str(env, name)?.toLowerCase();
+  if (raw === undefined) return fallback;
+  if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
+  if (['0', 'false', 'no', 'off'].includes(raw)) return false;
+  throw new ConfigError(name, `expected true or false, got "${raw}"`);
+}
+
+function parseUrl(name: string, raw: string, protocols: string[]): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(name, 'not a valid URL');
+  }
+  if (!protocols.includes(url.protocol)) {
+    throw new ConfigError(name, `expected a ${protocols.join(' or ')} URL, got ${url.protocol}`);
+  }
+  return raw;
+}
+
+const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** Parses `1s`, `250ms`, `5m`, `2h`, `1d` into milliseconds; null when malformed. */
+export function parseDuration(raw: string): number | null {
+  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)$/.exec(raw.trim());
+  if (!match) return null;
+  return Math.round(Number(match[1]) * DURATION_UNITS[match[2]!]!);
+}
+
+function parseSchedule(env: Env, name: string): number[] | null {
+  const raw = str(env, name);
+  if (raw === undefined) return null;
+  const delays = raw.split(',').map((part) => parseDuration(part));
+  if (delays.length === 0 || delays.some((d) => d === null)) {
+    throw new ConfigError(name, `expected comma-separated durations like "1s,2s,1m", got "${raw}"`);
+  }
+  return delays as number[];
+}
+
+/** Reads, validates and defaults every setting of decisions §0. Throws ConfigError with a clear message. */
+export function loadConfig(env: Env = process.env): { config: Config; secrets: Secrets } {
+  const port = parseInteger(env, 'PORT', 8080, 0, 65535);
+  const host = str(env, 'HOST') ?? '127.0.0.1';
+  const dataDir = path.resolve(str(env, 'VERDICT_DATA_DIR') ?? './data');
+  const databaseUrl = str(env, 'DATABASE_URL');
+  const redisUrl = str(env, 'REDIS_URL');
+  const publicUrlRaw = str(env, 'VERDICT_PUBLIC_URL');
+  const publicHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+  const publicUrl = (
+    publicUrlRaw
+      ? parseUrl('VERDICT_PUBLIC_URL', publicUrlRaw, ['http:', 'https:'])
+      : `http://${publicHost.includes(':') ? `[${publicHost}]` : publicHost}:${port}`
+  ).replace(/\/+$/, '');
+  const bootstrapKey = str(env, 'VERDICT_BOOTSTRAP_KEY') ?? null;
+  if (bootstrapKey !== null && !/^vk_[A-Za-z0-9_-]{16,128}$/.test(bootstrapKey)) {
+    throw new ConfigError(
+      'VERDICT_BOOTSTRAP_KEY',
+      'expected "vk_" followed by 16–128 characters of [A-Za-z0-9_-]',
+    );
+  }
+  const logLevel = str(env, 'LOG_LEVEL') ?? 'info';
+  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
+    throw new ConfigError(
+      'LOG_LEVEL',
+      `expected fatal|error|warn|info|debug|trace|silent, got "${logLevel}"`,
+    );
+  }
+  const config: Config = {
+    port,
+    host,
+    dataDir,
+    publicUrl,
+    database: databaseUrl
+      ? { kind: 'postgres', url: parseUrl('DATABASE_URL', databaseUrl, ['postgres:', 'postgresql:']) }
+      : { kind: 'sqlite', file: path.join(dataDir, 'verdict.db') },
+    redisUrl: redisUrl ? parseUrl('REDIS_URL', redisUrl, ['redis:', 'rediss:']) : null,
+    allowPrivateUrls: parseBoolean(env, 'VERDICT_ALLOW_PRIVATE_URLS', false),
+    webhookRetrySchedule: parseSchedule(env, 'VERDICT_WEBHOOK_RETRY_SCHEDULE'),
+    logLevel,
+    shutdownTimeoutMs: parseInteger(env, 'VERDICT_SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+  };
+  return { config, secrets: { bootstrapKey } };
+}

@@ -1,0 +1,245 @@
+import { performance } from 'node:perf_hooks';
+import type { DecisionRecord } from '../storage/repositories/decisions.ts';
+import { requireField, validateContentType, validateLanguage, validateMetadata } from './content.ts';
+import type { DecisionService, DecisionStore } from './decisions.ts';
+import { applyPolicy, type CategoryResult, type Highlight, type PolicyOutcome } from './engine.ts';
+import { AppError } from './errors.ts';
+import type { EvaluatorRegistry } from './evaluators.ts';
+import { newId } from './ids.ts';
+import type { Policy } from './policies/policy.ts';
+import type { PolicyService } from './policies/service.ts';
+import { type Principal, requireScope } from './principal.ts';
+import { type CategoryName, POLICY_CATEGORY_NAMES } from './taxonomy.ts';
+
+export interface CheckRequest {
+  content?: unknown;
+  policyId?: unknown;
+  contentType?: unknown;
+  language?: unknown;
+  metadata?: unknown;
+}
+
+const round = (ms: number) => Math.round(ms * 1000) / 1000;
+
+function highlightsOf(categories: CategoryResult[]): Partial<Record<CategoryName, Highlight[]>> {
+  const out: Partial<Record<CategoryName, Highlight[]>> = {};
+  for (const c of categories) if (c.highlights) out[c.category] = c.highlights;
+  return out;
+}
+
+/** Single checks, dry runs and replays: validate → resolve policy → evaluate → apply policy → store. */
+export class CheckService {
+  constructor(
+    private readonly policies: PolicyService,
+    private readonly evaluators: EvaluatorRegistry,
+    private readonly store: DecisionStore,
+    private readonly decisions: DecisionService,
+  ) {}
+
+  async check(
+    principal: Principal,
+    body: CheckRequest,
+    options: { requestId: string | null; path?: string },
+  ): Promise<DecisionRecord> {
+    const started = performance.now();
+    requireScope(principal, 'check');
+    requireField(body.content, 'content');
+    requireField(body.policyId, 'policyId');
+    const contentType = validateContentType(body.contentType);
+    const evaluator = this.evaluators.get(contentType);
+    const prepared = evaluator.prepare(body.content, 'content');
+    const language = validateLanguage(body.language);
+    const metadata = validateMetadata(body.metadata);
+    const policy = await this.policies.resolve(principal, body.policyId);
+    const evaluation = await evaluator.evaluate(prepared, { language });
+    const outcome = applyPolicy(policy, evaluation.result);
+    const request = {
+      path: options.path ?? '/v1/check',
+      body: {
+        content: prepared.stored,
+        policyId: policy.policyId,
+        contentType,
+        ...(body.language !== undefined && { language: body.language }),
+        ...(metadata !== null && { metadata }),
+      },
+    };
+    const record = this.record(principal, policy, outcome, {
+      content: prepared.stored,
+      contentType,
+      rawScores: evaluation.result.scores,
+      evaluated: evaluation.result.evaluated,
+      provider: evaluation.provider,
+      modelVersion: evaluation.result.modelVersion,
+      cost: evaluation.result.cost,
+      language: evaluation.result.language ?? (language === 'auto' ? null : language),
+      metadata,
+      requestId: options.requestId,
+      replayOf: null,
+      request,
+      latency: round(performance.now() - started),
+    });
+    await this.store.save([record]);
+    return record;
+  }
+
+  /** Applies a policy to mock scores; no provider is called and nothing is stored (interface §4.2). */
+  async dryRun(principal: Principal, body: { policyId?: unknown; mockScores?: unknown }) {
+    requireScope(principal, 'check');
+    requireField(body.policyId, 'policyId');
+    const scores: Partial<Record<CategoryName, number>> = {};
+    if (body.mockScores !== undefined && body.mockScores !== null) {
+      if (typeof body.mockScores !== 'object' || Array.isArray(body.mockScores)) {
+        throw new AppError('INVALID_PARAMETER', 'mockScores must be an object of category → score', {
+          field: 'mockScores',
+        });
+      }
+      for (const [category, score] of Object.entries(body.mockScores)) {
+        if (!(POLICY_CATEGORY_NAMES as readonly string[]).includes(category)) {
+          throw new AppError('INVALID_PARAMETER', `Unknown category "${category}" in mockScores`, {
+            field: `mockScores.${category}`,
+            allowed: POLICY_CATEGORY_NAMES,
+          });
+        }
+        if (typeof score !== 'number' || !Number.isFinite(score) || score < 0 || score > 1) {
+          throw new AppError('INVALID_PARAMETER', `mockScores.${category} must be a number from 0 to 1`, {
+            field: `mockScores.${category}`,
+          });
+        }
+        scores[category as CategoryName] = score;
+      }
+    }
+    const policy = await this.policies.resolve(principal, body.policyId);
+    const outcome = applyPolicy(policy, { scores, evaluated: Object.keys(scores) as CategoryName[] });
+    return {
+      dryRun: true as const,
+      policyId: policy.policyId,
+      policyVersion: policy.version,
+      safe: outcome.safe,
+      flagged: outcome.flagged,
+      action: outcome.action,
+      categories: outcome.categories.map(({ action: _a, ...c }) => c),
+    };
+  }
+
+  /**
+   * Re-decides a stored decision under another policy (decisions §4). The original raw scores are reused when they
+   * cover every category of the new policy that the content type can be judged on; otherwise the stored content
+   * is evaluated again.
+   */
+  async replay(
+    principal: Principal,
+    decisionId: string,
+    body: { policyId?: unknown },
+    options: { requestId: string | null },
+  ): Promise<DecisionRecord> {
+    const started = performance.now();
+    requireScope(principal, 'check');
+    requireField(body.policyId, 'policyId');
+    const original = await this.decisions.find(principal.accountId, decisionId);
+    const policy = await this.policies.resolve(principal, body.policyId);
+    if (original.contentType === 'multimodal') {
+      throw new AppError('INVALID_CONTENT', 'Multi-modal decisions cannot be replayed as a whole', {
+        decisionId,
+      });
+    }
+    const evaluated = new Set(original.evaluated);
+    const covered = Object.keys(policy.categories).every(
+      (c) => evaluated.has(c as CategoryName) || !this.judgeable(original, c as CategoryName),
+    );
+    let source = {
+      rawScores: original.rawScores,
+      evaluated: original.evaluated,
+      highlights: highlightsOf(original.categories),
+      provider: original.provider,
+      modelVersion: original.modelVersion,
+      cost: 0,
+      language: original.language,
+    };
+    if (!covered) {
+      const evaluator = this.evaluators.get(original.contentType);
+      const prepared = evaluator.fromStored?.(original.content) ?? null;
+      if (!prepared) {
+        throw new AppError(
+          'INVALID_CONTENT',
+          'The original content was stored by reference and cannot be re-evaluated',
+          {
+            decisionId,
+          },
+        );
+      }
+      const language =
+        (original.language as Parameters<typeof evaluator.evaluate>[1]['language'] | null) ?? 'auto';
+      const evaluation = await evaluator.evaluate(prepared, { language });
+      source = {
+        rawScores: evaluation.result.scores,
+        evaluated: evaluation.result.evaluated,
+        highlights: evaluation.result.highlights ?? {},
+        provider: evaluation.provider,
+        modelVersion: evaluation.result.modelVersion,
+        cost: evaluation.result.cost,
+        language: evaluation.result.language ?? original.language,
+      };
+    }
+    const outcome = applyPolicy(policy, {
+      scores: source.rawScores,
+      evaluated: source.evaluated,
+      highlights: source.highlights,
+    });
+    const record = this.record(principal, policy, outcome, {
+      content: original.content,
+      contentType: original.contentType,
+      rawScores: source.rawScores,
+      evaluated: source.evaluated,
+      provider: source.provider,
+      modelVersion: source.modelVersion,
+      cost: source.cost,
+      language: source.language,
+      metadata: original.metadata,
+      requestId: options.requestId,
+      replayOf: original.decisionId,
+      request: {
+        path: (original.request as { path?: string }).path ?? '/v1/check',
+        body: { ...((original.request as { body?: object }).body ?? {}), policyId: policy.policyId },
+      },
+      latency: round(performance.now() - started),
+    });
+    await this.store.save([record]);
+    return record;
+  }
+
+  /** Whether the original's provider could have judged `category` at all (so a missing score means "not stored"). */
+  private judgeable(original: DecisionRecord, category: CategoryName): boolean {
+    if (original.contentType === 'text') return category !== 'suggestive';
+    return category === 'sexual' || category === 'suggestive';
+  }
+
+  record(
+    principal: Principal,
+    policy: Policy,
+    outcome: PolicyOutcome,
+    rest: Omit<
+      DecisionRecord,
+      | 'decisionId'
+      | 'accountId'
+      | 'safe'
+      | 'flagged'
+      | 'action'
+      | 'categories'
+      | 'policyId'
+      | 'policyVersion'
+      | 'timestamp'
+      | 'results'
+    > & { results?: unknown[] | null },
+  ): DecisionRecord {
+    return {
+      decisionId: newId('dec'),
+      accountId: principal.accountId,
+      ...outcome,
+      policyId: policy.policyId,
+      policyVersion: policy.version,
+      timestamp: new Date().toISOString(),
+      results: rest.results ?? null,
+      ...rest,
+    } as DecisionRecord;
+  }
+}

@@ -1,0 +1,82 @@
+import type { Provider, ProviderResult } from '../providers/provider.ts';
+import { validateText } from './content.ts';
+import { AppError } from './errors.ts';
+import type { ContentType, Language } from './taxonomy.ts';
+
+/** Content validated and ready to evaluate; `stored` is what the decision record keeps (text, or a reference). */
+export interface PreparedContent {
+  contentType: ContentType;
+  stored: string;
+  payload: unknown;
+}
+
+export interface Evaluation {
+  provider: string;
+  result: ProviderResult;
+}
+
+/**
+ * Turns one kind of content into provider scores. `prepare` only validates (cheap, synchronous), so batches
+ * can validate every item before evaluating any; `evaluate` does the work (fetching, decoding, inference).
+ */
+export interface ContentEvaluator {
+  readonly contentType: ContentType;
+  prepare(content: unknown, field: string): PreparedContent;
+  evaluate(
+    prepared: PreparedContent,
+    options: { language: Language | 'auto'; signal?: AbortSignal },
+  ): Promise<Evaluation>;
+  /** Re-creates prepared content from a stored decision, or null when the content was stored by reference only. */
+  fromStored?(stored: string): PreparedContent | null;
+}
+
+export class TextEvaluator implements ContentEvaluator {
+  readonly contentType = 'text' as const;
+
+  constructor(private readonly provider: Provider) {}
+
+  prepare(content: unknown, field: string): PreparedContent {
+    const text = validateText(content, field);
+    return { contentType: 'text', stored: text, payload: text };
+  }
+
+  async evaluate(prepared: PreparedContent, options: { language: Language | 'auto' }): Promise<Evaluation> {
+    const result = await this.provider.evaluate({
+      contentType: 'text',
+      text: prepared.payload as string,
+      language: options.language,
+    });
+    return { provider: this.provider.name, result };
+  }
+
+  fromStored(stored: string): PreparedContent {
+    return { contentType: 'text', stored, payload: stored };
+  }
+}
+
+export class EvaluatorRegistry {
+  private readonly evaluators = new Map<ContentType, ContentEvaluator>();
+
+  register(evaluator: ContentEvaluator): void {
+    this.evaluators.set(evaluator.contentType, evaluator);
+  }
+
+  get(contentType: ContentType, field = 'contentType'): ContentEvaluator {
+    const evaluator = this.evaluators.get(contentType);
+    if (!evaluator) {
+      throw new AppError(
+        'INVALID_CONTENT_TYPE',
+        `${contentType} content cannot be evaluated by this server`,
+        {
+          field,
+          supported: [...this.evaluators.keys()],
+        },
+      );
+    }
+    return evaluator;
+  }
+
+  has(contentType: ContentType): boolean {
+    return this.evaluators.has(contentType);
+  }
+}

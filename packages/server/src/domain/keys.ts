@@ -1,0 +1,182 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { AccountRepository } from '../storage/repositories/accounts.ts';
+import type { ApiKeyRecord, ApiKeyRepository, KeyRateLimit } from '../storage/repositories/api-keys.ts';
+import { AppError } from './errors.ts';
+import { newId } from './ids.ts';
+import { type Principal, requireScope, SCOPES, type Scope } from './principal.ts';
+
+export function hashKey(key: string): string {
+  return createHash('sha256').update(key, 'utf8').digest('hex');
+}
+
+export function generateKey(): string {
+  return `vk_${randomBytes(24).toString('base64url')}`;
+}
+
+export type KeyVerification =
+  | { ok: true; principal: Principal }
+  | { ok: false; code: 'MISSING_API_KEY' | 'INVALID_API_KEY' | 'EXPIRED_API_KEY' | 'REVOKED_API_KEY' };
+
+export interface KeyInput {
+  name?: string;
+  scopes?: unknown;
+  accountId?: string;
+  expiresAt?: string | null;
+  rateLimit?: KeyRateLimit | null;
+}
+
+/** Public view of a key: never the key or its hash. */
+export function keyView(record: ApiKeyRecord) {
+  return {
+    id: record.id,
+    prefix: record.prefix,
+    last4: record.last4,
+    name: record.name,
+    scopes: record.scopes,
+    accountId: record.accountId,
+    expiresAt: record.expiresAt,
+    revokedAt: record.revokedAt,
+    rateLimit: record.rateLimit,
+    createdAt: record.createdAt,
+  };
+}
+
+function validateScopes(scopes: unknown): Scope[] {
+  if (!Array.isArray(scopes) || scopes.length === 0) {
+    throw new AppError('MISSING_REQUIRED_FIELD', 'scopes must be a non-empty array', {
+      field: 'scopes',
+      allowed: SCOPES,
+    });
+  }
+  for (const scope of scopes) {
+    if (!(SCOPES as readonly unknown[]).includes(scope)) {
+      throw new AppError('INVALID_SCOPE', `Unknown scope "${String(scope)}"`, { scope, allowed: SCOPES });
+    }
+  }
+  return [...new Set(scopes as Scope[])];
+}
+
+function validateRateLimit(rateLimit: unknown): KeyRateLimit | null {
+  if (rateLimit === undefined || rateLimit === null) return null;
+  const r = rateLimit as Record<string, unknown>;
+  const ok = (v: unknown) => Number.isSafeInteger(v) && (v as number) > 0 && (v as number) <= 1_000_000;
+  if (typeof rateLimit !== 'object' || !ok(r.perMinute) || !ok(r.burstPerSecond)) {
+    throw new AppError(
+      'INVALID_PARAMETER',
+      'rateLimit must be { perMinute, burstPerSecond } with positive integers',
+      {
+        field: 'rateLimit',
+      },
+    );
+  }
+  return { perMinute: r.perMinute as number, burstPerSecond: r.burstPerSecond as number };
+}
+
+export class KeyService {
+  constructor(
+    private readonly keys: ApiKeyRepository,
+    private readonly accounts: AccountRepository,
+  ) {}
+
+  /** Verifies a presented key. Expected failures are values, not exceptions. */
+  async verify(presented: string | undefined, now = new Date()): Promise<KeyVerification> {
+    if (!presented) return { ok: false, code: 'MISSING_API_KEY' };
+    if (presented.length > 200) return { ok: false, code: 'INVALID_API_KEY' };
+    const record = await this.keys.findByHash(hashKey(presented));
+    if (!record) return { ok: false, code: 'INVALID_API_KEY' };
+    if (record.revokedAt !== null) return { ok: false, code: 'REVOKED_API_KEY' };
+    if (record.expiresAt !== null && Date.parse(record.expiresAt) <= now.getTime()) {
+      return { ok: false, code: 'EXPIRED_API_KEY' };
+    }
+    const account = await this.accounts.get(record.accountId);
+    if (!account) return { ok: false, code: 'INVALID_API_KEY' };
+    return {
+      ok: true,
+      principal: {
+        keyId: record.id,
+        accountId: record.accountId,
+        scopes: new Set(record.scopes as Scope[]),
+        isOperator: account.isOperator,
+        rateLimit: record.rateLimit,
+      },
+    };
+  }
+
+  /** Creates a key; `key` is returned only here. With a principal, enforces who may create keys for whom. */
+  async create(
+    principal: Principal | null,
+    input: KeyInput,
+    presetKey?: string,
+  ): Promise<{ key: string; record: ApiKeyRecord }> {
+    if (typeof input.name !== 'string' || input.name.trim() === '') {
+      throw new AppError('MISSING_REQUIRED_FIELD', 'name is required', { field: 'name' });
+    }
+    const scopes = validateScopes(input.scopes);
+    const accountId = input.accountId ?? principal?.accountId;
+    if (!accountId)
+      throw new AppError('MISSING_REQUIRED_FIELD', 'accountId is required', { field: 'accountId' });
+    if (principal) {
+      requireScope(principal, 'admin');
+      if (accountId !== principal.accountId && !principal.isOperator) {
+        throw new AppError(
+          'INSUFFICIENT_PERMISSIONS',
+          "Only the operator's admin keys manage other accounts",
+          {
+            scope: 'admin',
+          },
+        );
+      }
+    }
+    if (!(await this.accounts.get(accountId))) {
+      throw new AppError('ACCOUNT_NOT_FOUND', `Account ${accountId} does not exist`, { accountId });
+    }
+    let expiresAt: string | null = null;
+    if (input.expiresAt !== undefined && input.expiresAt !== null) {
+      const at = Date.parse(input.expiresAt);
+      if (Number.isNaN(at)) {
+        throw new AppError('INVALID_PARAMETER', 'expiresAt must be an ISO 8601 timestamp', {
+          field: 'expiresAt',
+        });
+      }
+      expiresAt = new Date(at).toISOString();
+    }
+    const key = presetKey ?? generateKey();
+    const record: ApiKeyRecord = {
+      id: newId('key'),
+      accountId,
+      name: input.name.trim().slice(0, 200),
+      keyHash: hashKey(key),
+      prefix: key.slice(0, 7),
+      last4: key.slice(-4),
+      scopes,
+      expiresAt,
+      revokedAt: null,
+      rateLimit: validateRateLimit(input.rateLimit),
+      createdAt: new Date().toISOString(),
+    };
+    await this.keys.insert(record);
+    return { key, record };
+  }
+
+  async list(principal: Principal | null, accountId?: string): Promise<ApiKeyRecord[]> {
+    if (principal) {
+      requireScope(principal, 'admin');
+      if (!principal.isOperator) return this.keys.list(principal.accountId);
+    }
+    return this.keys.list(accountId ?? null);
+  }
+
+  async revoke(principal: Principal | null, id: string): Promise<ApiKeyRecord> {
+    const record = await this.keys.get(id);
+    if (principal) requireScope(principal, 'admin');
+    if (!record || (principal && !principal.isOperator && record.accountId !== principal.accountId)) {
+      throw new AppError('KEY_NOT_FOUND', `API key ${id} does not exist`, { id });
+    }
+    await this.keys.revoke(id, new Date().toISOString());
+    return (await this.keys.get(id))!;
+  }
+
+  async findByKey(key: string): Promise<ApiKeyRecord | null> {
+    return this.keys.findByHash(hashKey(key));
+  }
+}

@@ -1,0 +1,153 @@
+import { isMap, isScalar, LineCounter, type Node, parseDocument } from 'yaml';
+import { AppError } from '../errors.ts';
+import { ACTIONS, type Action, type CategoryName, POLICY_CATEGORY_NAMES } from '../taxonomy.ts';
+import type { PolicyCategory } from './policy.ts';
+
+export const MAX_POLICY_YAML_BYTES = 64 * 1024;
+const MAX_ALIASES = 20;
+const TOP_LEVEL_KEYS = new Set(['name', 'description', 'categories']);
+const CATEGORY_KEYS = new Set(['threshold', 'action']);
+
+export interface ParsedPolicy {
+  name: string;
+  description: string | null;
+  categories: Partial<Record<CategoryName, PolicyCategory>>;
+}
+
+/**
+ * Parses and validates policy YAML (decisions §2). Every failure is a 422 with the spec code and, where the
+ * document has a position for it, `details.line` / `details.column` (1-based).
+ */
+export function parsePolicyYaml(source: string): ParsedPolicy {
+  if (Buffer.byteLength(source, 'utf8') > MAX_POLICY_YAML_BYTES) {
+    throw new AppError('CONTENT_TOO_LARGE', 'Policy YAML is larger than 64 KB', {
+      field: 'yamlContent',
+      maxBytes: MAX_POLICY_YAML_BYTES,
+    });
+  }
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(source, { lineCounter, uniqueKeys: true, prettyErrors: false, strict: true });
+  const position = (node: Node | null | undefined): { line?: number; column?: number } => {
+    const offset = node?.range?.[0];
+    if (offset === undefined) return {};
+    const { line, col } = lineCounter.linePos(offset);
+    return { line, column: col };
+  };
+  const firstError = doc.errors[0];
+  if (firstError) {
+    const [line, column] = firstError.linePos?.[0]
+      ? [firstError.linePos[0].line, firstError.linePos[0].col]
+      : [];
+    throw new AppError('INVALID_YAML', `YAML is malformed: ${firstError.message.split('\n')[0]}`, {
+      line,
+      column,
+    });
+  }
+  let value: unknown;
+  try {
+    // maxAliasCount bounds alias expansion, so a "billion laughs" document fails fast instead of exhausting memory.
+    value = doc.toJS({ maxAliasCount: MAX_ALIASES });
+  } catch (error) {
+    throw new AppError('INVALID_YAML', `YAML could not be read: ${(error as Error).message}`, {});
+  }
+  if (!isMap(doc.contents) || typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new AppError('INVALID_YAML', 'A policy must be a YAML mapping with `name` and `categories`', {
+      ...position(doc.contents),
+    });
+  }
+  const root = value as Record<string, unknown>;
+  for (const key of Object.keys(root)) {
+    if (!TOP_LEVEL_KEYS.has(key)) {
+      throw new AppError('INVALID_POLICY', `Unknown top-level key "${key}"`, {
+        key,
+        allowed: [...TOP_LEVEL_KEYS],
+        ...position(doc.getIn([key], true) as Node),
+      });
+    }
+  }
+  if (typeof root.name !== 'string' || root.name.trim() === '' || root.name.length > 200) {
+    throw new AppError('INVALID_POLICY', '`name` must be a non-empty string of at most 200 characters', {
+      field: 'name',
+      ...position((doc.get('name', true) as Node) ?? doc.contents),
+    });
+  }
+  const description = root.description;
+  if (description !== undefined && description !== null && typeof description !== 'string') {
+    throw new AppError('INVALID_POLICY', '`description` must be a string', {
+      field: 'description',
+      ...position(doc.get('description', true) as Node),
+    });
+  }
+  const categoriesNode = doc.get('categories', true) as Node | undefined;
+  const rawCategories = root.categories;
+  if (
+    !isMap(categoriesNode) ||
+    typeof rawCategories !== 'object' ||
+    rawCategories === null ||
+    Object.keys(rawCategories).length === 0
+  ) {
+    throw new AppError('INVALID_POLICY', '`categories` must be a mapping with at least one category', {
+      field: 'categories',
+      ...position(categoriesNode ?? doc.contents),
+    });
+  }
+  const categories: Partial<Record<CategoryName, PolicyCategory>> = {};
+  for (const [name, raw] of Object.entries(rawCategories as Record<string, unknown>)) {
+    const at = (key?: string) =>
+      position(
+        (key ? doc.getIn(['categories', name, key], true) : doc.getIn(['categories', name], true)) as Node,
+      );
+    if (!(POLICY_CATEGORY_NAMES as readonly string[]).includes(name)) {
+      const keyNode = categoriesNode.items.find((pair) => isScalar(pair.key) && pair.key.value === name)?.key;
+      throw new AppError('INVALID_POLICY', `Unknown category "${name}"`, {
+        category: name,
+        allowed: [...POLICY_CATEGORY_NAMES],
+        ...position(keyNode as Node),
+      });
+    }
+    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+      throw new AppError('INVALID_POLICY', `Category "${name}" must be a mapping with threshold and action`, {
+        category: name,
+        ...at(),
+      });
+    }
+    const entry = raw as Record<string, unknown>;
+    for (const key of Object.keys(entry)) {
+      if (!CATEGORY_KEYS.has(key)) {
+        throw new AppError('INVALID_POLICY', `Unknown key "${key}" in category "${name}"`, {
+          category: name,
+          key,
+          allowed: [...CATEGORY_KEYS],
+          ...at(key),
+        });
+      }
+    }
+    if (entry.threshold === undefined) {
+      throw new AppError('INVALID_THRESHOLD', `Category "${name}" has no threshold`, {
+        category: name,
+        ...at(),
+      });
+    }
+    const threshold = entry.threshold;
+    if (typeof threshold !== 'number' || !Number.isFinite(threshold) || threshold < 0 || threshold > 1) {
+      throw new AppError('INVALID_THRESHOLD', `Threshold of "${name}" must be a number from 0 to 1`, {
+        category: name,
+        value: threshold,
+        ...at('threshold'),
+      });
+    }
+    if (entry.action === undefined) {
+      throw new AppError('INVALID_ACTION', `Category "${name}" has no action`, { category: name, ...at() });
+    }
+    if (typeof entry.action !== 'string' || !(ACTIONS as readonly string[]).includes(entry.action)) {
+      throw new AppError('INVALID_ACTION', `Action of "${name}" must be one of allow, warn, flag, block`, {
+        category: name,
+        value: entry.action,
+        allowed: [...ACTIONS],
+        ...at('action'),
+      });
+    }
+    categories[name as CategoryName] = { threshold, action: entry.action as Action };
+  }
+  return { name: root.name.trim(), description: (description as string | undefined) ?? null, categories };
+}

@@ -1,0 +1,26 @@
+import type { Action, CategoryName } from '../taxonomy.ts';
+
+export interface PolicyCategory {
+  threshold: number;
+  action: Action;
+}
+
+/** A policy as the domain sees it. `categories` keeps the author's order (decisions §1). */
+export interface Policy {
+  policyId: string;
+  name: string;
+  description: string | null;
+  categories: Partial<Record<CategoryName, PolicyCategory>>;
+  version: number;
+  builtin: boolean;
+  accountId: string | null;
+  yaml: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export const POLICY_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+
+export function policyCategoryEntries(policy: Pick<Policy, 'categories'>): [CategoryName, PolicyCategory][] {
+  return Object.entries(policy.categories) as [CategoryName, PolicyCategory][];
+}

@@ -1,0 +1,104 @@
+import type { PolicyRepository } from '../../storage/repositories/policies.ts';
+import { AppError } from '../errors.ts';
+import { type Principal, requireScope } from '../principal.ts';
+import { BUILTIN_POLICY_SOURCES, builtinPolicy } from './builtin.ts';
+import { parsePolicyYaml } from './parse.ts';
+import { POLICY_ID_PATTERN, type Policy } from './policy.ts';
+
+export function validatePolicyId(policyId: unknown, field = 'policyId'): string {
+  if (policyId === undefined || policyId === null || policyId === '') {
+    throw new AppError('MISSING_REQUIRED_FIELD', `${field} is required`, { field });
+  }
+  if (typeof policyId !== 'string' || !POLICY_ID_PATTERN.test(policyId)) {
+    throw new AppError('INVALID_POLICY_ID', `${field} must be 1–64 characters of A-Z, a-z, 0-9, _ and -`, {
+      field,
+      pattern: POLICY_ID_PATTERN.source,
+    });
+  }
+  return policyId;
+}
+
+/** Public view of a policy (interface §2.4 plus decisions §2's version fields). */
+export function policyView(policy: Policy) {
+  return {
+    policyId: policy.policyId,
+    name: policy.name,
+    description: policy.description,
+    categories: policy.categories,
+    version: policy.version,
+    builtin: policy.builtin,
+    yamlContent: policy.yaml,
+    createdAt: policy.createdAt,
+    updatedAt: policy.updatedAt,
+  };
+}
+
+export class PolicyService {
+  private readonly builtins: Map<string, Policy>;
+
+  constructor(private readonly policies: PolicyRepository) {
+    this.builtins = new Map(
+      Object.entries(BUILTIN_POLICY_SOURCES).map(([id, yaml]) => [
+        id,
+        builtinPolicy(id, parsePolicyYaml(yaml)),
+      ]),
+    );
+  }
+
+  /** Create or update (decisions §2). Returns whether it was created. */
+  async save(
+    principal: Principal,
+    input: { policyId?: unknown; yamlContent?: unknown },
+    options: { createOnly: boolean },
+  ): Promise<{ created: boolean; policy: Policy }> {
+    requireScope(principal, 'policies:write');
+    const policyId = validatePolicyId(input.policyId);
+    if (input.yamlContent === undefined || input.yamlContent === null || input.yamlContent === '') {
+      throw new AppError('MISSING_REQUIRED_FIELD', 'yamlContent is required', { field: 'yamlContent' });
+    }
+    if (typeof input.yamlContent !== 'string') {
+      throw new AppError('INVALID_YAML', 'yamlContent must be a string of YAML', { field: 'yamlContent' });
+    }
+    const parsed = parsePolicyYaml(input.yamlContent);
+    if (this.builtins.has(policyId)) {
+      throw new AppError('DUPLICATE_POLICY_ID', `"${policyId}" is a built-in policy and cannot be replaced`, {
+        policyId,
+      });
+    }
+    const result = await this.policies.save(
+      { policyId, accountId: principal.accountId, yaml: input.yamlContent, ...parsed },
+      { createOnly: options.createOnly, now: new Date().toISOString() },
+    );
+    if (result.kind === 'conflict') {
+      throw new AppError('DUPLICATE_POLICY_ID', `A policy with ID "${policyId}" already exists`, {
+        policyId,
+      });
+    }
+    return { created: result.kind === 'created', policy: result.policy };
+  }
+
+  /** A policy the caller may use; 404 when it exists nowhere, 403 when it is another account's. */
+  async resolve(principal: Principal, policyId: unknown): Promise<Policy> {
+    const id = validatePolicyId(policyId);
+    const builtin = this.builtins.get(id);
+    if (builtin) return builtin;
+    const policy = await this.policies.get(id);
+    if (!policy) throw new AppError('POLICY_NOT_FOUND', `Policy "${id}" does not exist`, { policyId: id });
+    if (policy.accountId !== principal.accountId) {
+      throw new AppError('POLICY_NOT_ACCESSIBLE', `Policy "${id}" belongs to another account`, {
+        policyId: id,
+      });
+    }
+    return policy;
+  }
+
+  async get(principal: Principal, policyId: unknown): Promise<Policy> {
+    requireScope(principal, 'policies:read');
+    return this.resolve(principal, policyId);
+  }
+
+  async list(principal: Principal): Promise<Policy[]> {
+    requireScope(principal, 'policies:read');
+    return [...this.builtins.values(), ...(await this.policies.listForAccount(principal.accountId))];
+  }
+}

@@ -1,0 +1,45 @@
+import { AppError } from './errors.ts';
+
+export const SCOPES = [
+  'check',
+  'policies:read',
+  'policies:write',
+  'decisions:read',
+  'webhooks:read',
+  'webhooks:write',
+  'admin',
+] as const;
+export type Scope = (typeof SCOPES)[number];
+
+/** The authenticated caller: one API key of one account. */
+export interface Principal {
+  keyId: string;
+  accountId: string;
+  scopes: ReadonlySet<Scope>;
+  isOperator: boolean;
+  rateLimit: { perMinute: number; burstPerSecond: number } | null;
+}
+
+export function hasScope(principal: Principal, scope: Scope): boolean {
+  return principal.scopes.has('admin') || principal.scopes.has(scope);
+}
+
+export function requireScope(principal: Principal, scope: Scope): void {
+  if (!hasScope(principal, scope)) {
+    throw new AppError('INSUFFICIENT_PERMISSIONS', `This API key lacks the "${scope}" scope`, { scope });
+  }
+}
+
+/** Operator administration (accounts, other accounts' keys) needs an admin key of the operator account. */
+export function requireOperatorAdmin(principal: Principal): void {
+  if (!principal.isOperator || !principal.scopes.has('admin')) {
+    throw new AppError(
+      'INSUFFICIENT_PERMISSIONS',
+      'This operation needs an admin key of the operator account',
+      {
+        scope: 'admin',
+        operator: true,
+      },
+    );
+  }
+}

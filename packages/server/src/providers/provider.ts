@@ -1,0 +1,42 @@
+import type { Highlight } from '../domain/engine.ts';
+import type { CategoryName, ContentType, Language } from '../domain/taxonomy.ts';
+
+/** What a provider is asked to judge. Media arrives decoded by the media layer, never as a URL to fetch. */
+export type ProviderInput =
+  | { contentType: 'text'; text: string; language: Language | 'auto' }
+  | { contentType: 'image'; image: Uint8Array };
+
+export interface ProviderResult {
+  scores: Partial<Record<CategoryName, number>>;
+  /** Categories actually judged; the rest are reported `evaluated: false`. */
+  evaluated: CategoryName[];
+  highlights?: Partial<Record<CategoryName, Highlight[]>>;
+  /** The language used, for text. */
+  language?: Language;
+  modelVersion: string;
+  /** USD; 0 for bundled models. */
+  cost: number;
+}
+
+/** A source of category scores for one or more content types. */
+export interface Provider {
+  readonly name: string;
+  readonly contentTypes: readonly ContentType[];
+  /** The categories this provider can judge. */
+  readonly categories: readonly CategoryName[];
+  readonly modelVersion: string;
+  evaluate(input: ProviderInput, signal?: AbortSignal): Promise<ProviderResult>;
+  close?(): Promise<void>;
+}
+
+/** Thrown by providers when they fail; rendered as 502 PROVIDER_ERROR. */
+export class ProviderError extends Error {
+  constructor(
+    readonly provider: string,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'ProviderError';
+  }
+}

@@ -1,0 +1,98 @@
+import type { Db } from '../database.ts';
+import { fromJson, toJson } from '../json.ts';
+import type { ApiKeysTable } from '../schema.ts';
+
+export interface KeyRateLimit {
+  perMinute: number;
+  burstPerSecond: number;
+}
+
+export interface ApiKeyRecord {
+  id: string;
+  accountId: string;
+  name: string;
+  keyHash: string;
+  prefix: string;
+  last4: string;
+  scopes: string[];
+  expiresAt: string | null;
+  revokedAt: string | null;
+  rateLimit: KeyRateLimit | null;
+  createdAt: string;
+}
+
+function toRecord(row: ApiKeysTable): ApiKeyRecord {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    name: row.name,
+    keyHash: row.key_hash,
+    prefix: row.prefix,
+    last4: row.last4,
+    scopes: fromJson<string[]>(row.scopes),
+    expiresAt: row.expires_at,
+    revokedAt: row.revoked_at,
+    rateLimit: fromJson<KeyRateLimit>(row.rate_limit),
+    createdAt: row.created_at,
+  };
+}
+
+export class ApiKeyRepository {
+  constructor(private readonly db: Db) {}
+
+  async insert(key: ApiKeyRecord): Promise<void> {
+    await this.db
+      .insertInto('api_keys')
+      .values({
+        id: key.id,
+        account_id: key.accountId,
+        name: key.name,
+        key_hash: key.keyHash,
+        prefix: key.prefix,
+        last4: key.last4,
+        scopes: toJson(key.scopes),
+        expires_at: key.expiresAt,
+        revoked_at: key.revokedAt,
+        rate_limit: key.rateLimit ? toJson(key.rateLimit) : null,
+        created_at: key.createdAt,
+      })
+      .execute();
+  }
+
+  async findByHash(keyHash: string): Promise<ApiKeyRecord | null> {
+    const row = await this.db
+      .selectFrom('api_keys')
+      .selectAll()
+      .where('key_hash', '=', keyHash)
+      .executeTakeFirst();
+    return row ? toRecord(row) : null;
+  }
+
+  async get(id: string): Promise<ApiKeyRecord | null> {
+    const row = await this.db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst();
+    return row ? toRecord(row) : null;
+  }
+
+  async list(accountId: string | null): Promise<ApiKeyRecord[]> {
+    let query = this.db.selectFrom('api_keys').selectAll().orderBy('id');
+    if (accountId !== null) query = query.where('account_id', '=', accountId);
+    return (await query.execute()).map(toRecord);
+  }
+
+  async revoke(id: string, at: string): Promise<void> {
+    await this.db
+      .updateTable('api_keys')
+      .set({ revoked_at: at })
+      .where('id', '=', id)
+      .where('revoked_at', 'is', null)
+      .execute();
+  }
+
+  async setRateLimit(id: string, rateLimit: KeyRateLimit | null): Promise<void> {
+    await this.db
+      .updateTable('api_keys')
+      .set({ rate_limit: rateLimit ? toJson(rateLimit) : null })
+      .where('id', '=', id)
+      .execute();
+  }
+}

@@ -1,0 +1,121 @@
+import type { CategoryResult } from '../../domain/engine.ts';
+import type { Action, CategoryName, ContentType } from '../../domain/taxonomy.ts';
+import type { Db } from '../database.ts';
+import { fromJson, toJson } from '../json.ts';
+import type { DecisionsTable } from '../schema.ts';
+
+/** The stored decision record of decisions §4, plus what replay and cURL rendering need. */
+export interface DecisionRecord {
+  decisionId: string;
+  accountId: string;
+  content: string;
+  contentType: ContentType | 'multimodal';
+  safe: boolean;
+  flagged: boolean;
+  action: Action;
+  categories: CategoryResult[];
+  rawScores: Partial<Record<CategoryName, number>>;
+  evaluated: CategoryName[];
+  policyId: string;
+  policyVersion: number;
+  provider: string;
+  modelVersion: string | null;
+  latency: number;
+  cost: number;
+  language: string | null;
+  metadata: Record<string, unknown> | null;
+  requestId: string | null;
+  replayOf: string | null;
+  /** The original request body (content by reference for media), for replay and cURL rendering. */
+  request: Record<string, unknown>;
+  /** Per-item results of a multi-modal decision. */
+  results: unknown[] | null;
+  timestamp: string;
+}
+
+function toRecord(row: DecisionsTable): DecisionRecord {
+  return {
+    decisionId: row.id,
+    accountId: row.account_id,
+    content: row.content,
+    contentType: row.content_type as DecisionRecord['contentType'],
+    safe: row.safe === 1,
+    flagged: row.flagged === 1,
+    action: row.action as Action,
+    categories: fromJson<CategoryResult[]>(row.categories),
+    rawScores: fromJson(row.raw_scores),
+    evaluated: fromJson<CategoryName[]>(row.evaluated),
+    policyId: row.policy_id,
+    policyVersion: row.policy_version,
+    provider: row.provider,
+    modelVersion: row.model_version,
+    latency: row.latency,
+    cost: row.cost,
+    language: row.language,
+    metadata: fromJson(row.metadata),
+    requestId: row.request_id,
+    replayOf: row.replay_of,
+    request: fromJson(row.request),
+    results: fromJson(row.results),
+    timestamp: row.created_at,
+  };
+}
+
+export function decisionRow(d: DecisionRecord): DecisionsTable {
+  return {
+    id: d.decisionId,
+    account_id: d.accountId,
+    content: d.content,
+    content_type: d.contentType,
+    safe: d.safe ? 1 : 0,
+    flagged: d.flagged ? 1 : 0,
+    action: d.action,
+    categories: toJson(d.categories),
+    raw_scores: toJson(d.rawScores),
+    evaluated: toJson(d.evaluated),
+    policy_id: d.policyId,
+    policy_version: d.policyVersion,
+    provider: d.provider,
+    model_version: d.modelVersion,
+    latency: d.latency,
+    cost: d.cost,
+    language: d.language,
+    metadata: d.metadata === null ? null : toJson(d.metadata),
+    request_id: d.requestId,
+    replay_of: d.replayOf,
+    request: toJson(d.request),
+    results: d.results === null ? null : toJson(d.results),
+    created_at: d.timestamp,
+  };
+}
+
+export class DecisionRepository {
+  constructor(private readonly db: Db) {}
+
+  async insert(decision: DecisionRecord): Promise<void> {
+    await this.db.insertInto('decisions').values(decisionRow(decision)).execute();
+  }
+
+  async get(accountId: string, decisionId: string): Promise<DecisionRecord | null> {
+    const row = await this.db
+      .selectFrom('decisions')
+      .selectAll()
+      .where('id', '=', decisionId)
+      .where('account_id', '=', accountId)
+      .executeTakeFirst();
+    return row ? toRecord(row) : null;
+  }
+
+  /** Newest first; IDs are time-sortable so ordering by ID is ordering by creation. */
+  async list(accountId: string, limit: number, offset: number): Promise<DecisionRecord[]> {
+    const rows = await this.db
+      .selectFrom('decisions')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .orderBy('id', 'desc')
+      .limit(limit)
+      .offset(offset)
+      .execute();
+    return rows.map(toRecord);
+  }
+}

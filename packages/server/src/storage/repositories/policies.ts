@@ -1,0 +1,123 @@
+import type { Policy } from '../../domain/policies/policy.ts';
+import type { Db } from '../database.ts';
+import { fromJson, toJson } from '../json.ts';
+import type { PoliciesTable } from '../schema.ts';
+
+interface StoredPolicyBody {
+  description: string | null;
+  categories: Policy['categories'];
+}
+
+function toPolicy(row: PoliciesTable): Policy {
+  const body = fromJson<StoredPolicyBody>(row.categories);
+  return {
+    policyId: row.policy_id,
+    name: row.name,
+    description: body.description,
+    categories: body.categories,
+    version: row.version,
+    builtin: false,
+    accountId: row.account_id,
+    yaml: row.yaml,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+export type PolicySaveResult = { kind: 'created' | 'updated'; policy: Policy } | { kind: 'conflict' };
+
+export class PolicyRepository {
+  constructor(
+    private readonly db: Db,
+    private readonly engine: 'sqlite' | 'postgres',
+  ) {}
+
+  async get(policyId: string): Promise<Policy | null> {
+    const row = await this.db
+      .selectFrom('policies')
+      .selectAll()
+      .where('policy_id', '=', policyId)
+      .executeTakeFirst();
+    return row ? toPolicy(row) : null;
+  }
+
+  async getVersion(policyId: string, version: number): Promise<Policy | null> {
+    const row = await this.db
+      .selectFrom('policy_versions')
+      .selectAll()
+      .where('policy_id', '=', policyId)
+      .where('version', '=', version)
+      .executeTakeFirst();
+    return row ? toPolicy({ ...row, updated_at: row.created_at }) : null;
+  }
+
+  async listForAccount(accountId: string): Promise<Policy[]> {
+    const rows = await this.db
+      .selectFrom('policies')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .orderBy('policy_id')
+      .execute();
+    return rows.map(toPolicy);
+  }
+
+  /**
+   * Creates the policy or appends a new version of the caller's own policy, in one transaction. Returns
+   * `conflict` when the ID belongs to another account, or exists and `createOnly` is set.
+   */
+  async save(
+    input: Pick<Policy, 'policyId' | 'name' | 'description' | 'categories' | 'yaml'> & { accountId: string },
+    options: { createOnly: boolean; now: string },
+  ): Promise<PolicySaveResult> {
+    return this.db.transaction().execute(async (trx) => {
+      let query = trx
+        .selectFrom('policies')
+        .select(['account_id', 'version', 'created_at'])
+        .where('policy_id', '=', input.policyId);
+      // SQLite has no FOR UPDATE; its single writer lock already serialises the transaction.
+      if (this.engine === 'postgres') query = query.forUpdate();
+      const existing = await query.executeTakeFirst();
+      if (existing && (existing.account_id !== input.accountId || options.createOnly))
+        return { kind: 'conflict' };
+      const version = existing ? existing.version + 1 : 1;
+      const createdAt = existing?.created_at ?? options.now;
+      const body = toJson({ description: input.description, categories: input.categories });
+      const values = {
+        policy_id: input.policyId,
+        account_id: input.accountId,
+        name: input.name,
+        yaml: input.yaml,
+        categories: body,
+        version,
+        created_at: createdAt,
+        updated_at: options.now,
+      };
+      if (existing) {
+        await trx.updateTable('policies').set(values).where('policy_id', '=', input.policyId).execute();
+      } else {
+        const inserted = await trx
+          .insertInto('policies')
+          .values(values)
+          .onConflict((oc) => oc.column('policy_id').doNothing())
+          .executeTakeFirst();
+        if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 0) return { kind: 'conflict' };
+      }
+      await trx
+        .insertInto('policy_versions')
+        .values({
+          policy_id: input.policyId,
+          version,
+          account_id: input.accountId,
+          name: input.name,
+          yaml: input.yaml,
+          categories: body,
+          created_at: options.now,
+        })
+        .execute();
+      return {
+        kind: existing ? 'updated' : 'created',
+        policy: toPolicy(values),
+      };
+    });
+  }
+}
