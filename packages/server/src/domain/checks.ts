@@ -4,12 +4,21 @@ import { requireField, validateContentType, validateLanguage, validateMetadata }
 import type { DecisionService, DecisionStore } from './decisions.ts';
 import { applyPolicy, type CategoryResult, type Highlight, type PolicyOutcome } from './engine.ts';
 import { AppError } from './errors.ts';
-import type { EvaluatorRegistry } from './evaluators.ts';
+import type { EvaluatorRegistry, PreparedContent } from './evaluators.ts';
 import { newId } from './ids.ts';
 import type { Policy } from './policies/policy.ts';
 import type { PolicyService } from './policies/service.ts';
 import { type Principal, requireScope } from './principal.ts';
-import { type CategoryName, POLICY_CATEGORY_NAMES } from './taxonomy.ts';
+import { type CategoryName, type ContentType, type Language, POLICY_CATEGORY_NAMES } from './taxonomy.ts';
+
+export interface PreparedCheck {
+  contentType: ContentType;
+  content: PreparedContent;
+  language: Language | 'auto';
+  metadata: Record<string, unknown> | null;
+  policy: Policy;
+  explicitLanguage: boolean;
+}
 
 export interface CheckRequest {
   content?: unknown;
@@ -36,35 +45,57 @@ export class CheckService {
     private readonly decisions: DecisionService,
   ) {}
 
-  async check(
+  /**
+   * Validates one check request and resolves its policy, without evaluating anything: batches validate every item
+   * first, then evaluate. Throws the spec's 4xx codes; `field` prefixes name the item in error details.
+   */
+  async prepare(
     principal: Principal,
     body: CheckRequest,
-    options: { requestId: string | null; path?: string },
-  ): Promise<DecisionRecord> {
-    const started = performance.now();
+    options: { fieldPrefix?: string } = {},
+  ): Promise<PreparedCheck> {
     requireScope(principal, 'check');
-    requireField(body.content, 'content');
-    requireField(body.policyId, 'policyId');
-    const contentType = validateContentType(body.contentType);
-    const evaluator = this.evaluators.get(contentType);
-    const prepared = evaluator.prepare(body.content, 'content');
-    const language = validateLanguage(body.language);
-    const metadata = validateMetadata(body.metadata);
+    const f = (name: string) => `${options.fieldPrefix ?? ''}${name}`;
+    requireField(body.content, f('content'));
+    requireField(body.policyId, f('policyId'));
+    const contentType = validateContentType(body.contentType, f('contentType'));
+    const evaluator = this.evaluators.get(contentType, f('contentType'));
+    const content = evaluator.prepare(body.content, f('content'));
+    const language = validateLanguage(body.language, f('language'));
+    const metadata = validateMetadata(body.metadata, f('metadata'));
     const policy = await this.policies.resolve(principal, body.policyId);
-    const evaluation = await evaluator.evaluate(prepared, { language });
+    return {
+      contentType,
+      content,
+      language,
+      metadata,
+      policy,
+      explicitLanguage: body.language !== undefined,
+    };
+  }
+
+  /** Evaluates a prepared check and builds its decision record; does not store it. */
+  async evaluate(
+    principal: Principal,
+    prepared: PreparedCheck,
+    options: { requestId: string | null; path?: string; started?: number },
+  ): Promise<DecisionRecord> {
+    const started = options.started ?? performance.now();
+    const { contentType, content, language, metadata, policy } = prepared;
+    const evaluation = await this.evaluators.get(contentType).evaluate(content, { language });
     const outcome = applyPolicy(policy, evaluation.result);
     const request = {
       path: options.path ?? '/v1/check',
       body: {
-        content: prepared.stored,
+        content: content.stored,
         policyId: policy.policyId,
         contentType,
-        ...(body.language !== undefined && { language: body.language }),
+        ...(prepared.explicitLanguage && { language }),
         ...(metadata !== null && { metadata }),
       },
     };
-    const record = this.record(principal, policy, outcome, {
-      content: prepared.stored,
+    return this.record(principal, policy, outcome, {
+      content: content.stored,
       contentType,
       rawScores: evaluation.result.scores,
       evaluated: evaluation.result.evaluated,
@@ -78,6 +109,17 @@ export class CheckService {
       request,
       latency: round(performance.now() - started),
     });
+  }
+
+  /** A single check: prepare → evaluate → store (interface §4.1). */
+  async check(
+    principal: Principal,
+    body: CheckRequest,
+    options: { requestId: string | null; path?: string },
+  ): Promise<DecisionRecord> {
+    const started = performance.now();
+    const prepared = await this.prepare(principal, body);
+    const record = await this.evaluate(principal, prepared, { ...options, started });
     await this.store.save([record]);
     return record;
   }
