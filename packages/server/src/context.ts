@@ -45,7 +45,7 @@ export async function createContext(
 ): Promise<AppContext> {
   const database = openDatabase(config.database);
   try {
-    await migrateToLatest(database.db);
+    await migrateToLatest(database);
   } catch (error) {
     await database.close();
     throw error;

@@ -98,7 +98,7 @@ program
     const { config } = configOrExit();
     const handle = openDatabase(config.database);
     try {
-      const applied = await migrateToLatest(handle.db);
+      const applied = await migrateToLatest(handle);
       process.stdout.write(applied.length ? `Applied: ${applied.join(', ')}\n` : 'Database is up to date\n');
     } finally {
       await handle.close();

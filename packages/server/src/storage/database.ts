@@ -39,14 +39,23 @@ export function openDatabase(database: Config['database']): DatabaseHandle {
 }
 
 /** Runs every pending migration. Safe to call at every start and from several processes on PostgreSQL. */
-export async function migrateToLatest(db: Db): Promise<string[]> {
+export async function migrateToLatest(handle: DatabaseHandle): Promise<string[]> {
+  // On PostgreSQL, keep Kysely's bookkeeping tables in the connection's current schema, so that databases that
+  // share a server but not a schema (search_path) never see each other's migration state.
+  const schema = handle.engine === 'postgres' ? await currentSchema(handle.db) : undefined;
   const migrator = new Migrator({
-    db,
+    db: handle.db,
     provider: { getMigrations: async () => migrations },
+    ...(schema && { migrationTableSchema: schema }),
   });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+async function currentSchema(db: Db): Promise<string | undefined> {
+  const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(db);
+  return rows[0]?.schema;
 }
 
 export async function pingDatabase(db: Db): Promise<void> {

@@ -8,7 +8,7 @@ import type { Config } from '../../src/config.ts';
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL;
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL;
 
-export const engines = ['sqlite', ...(TEST_DATABASE_URL ? ['postgres'] : [])] as const;
+export const engines: Engine[] = ['sqlite', ...(TEST_DATABASE_URL ? (['postgres'] as const) : [])];
 export type Engine = 'sqlite' | 'postgres';
 
 if (!TEST_DATABASE_URL && !process.env.VERDICT_QUIET_SKIPS) {

@@ -35,12 +35,10 @@ export function parsePolicyYaml(source: string): ParsedPolicy {
   };
   const firstError = doc.errors[0];
   if (firstError) {
-    const [line, column] = firstError.linePos?.[0]
-      ? [firstError.linePos[0].line, firstError.linePos[0].col]
-      : [];
+    const { line, col } = lineCounter.linePos(firstError.pos[0]);
     throw new AppError('INVALID_YAML', `YAML is malformed: ${firstError.message.split('\n')[0]}`, {
       line,
-      column,
+      column: col,
     });
   }
   let value: unknown;

@@ -1,0 +1,115 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from './helpers/app.ts';
+import { engines } from './helpers/databases.ts';
+import { KeywordProvider } from './helpers/keyword-provider.ts';
+
+/** A provider that takes a while, so concurrent duplicates overlap the first request. */
+class SlowProvider extends KeywordProvider {
+  override async evaluate(...args: Parameters<KeywordProvider['evaluate']>) {
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    return super.evaluate(...args);
+  }
+}
+
+describe.each(engines)('idempotency (%s)', (engine) => {
+  let t: TestApp;
+  const provider = new SlowProvider();
+  beforeAll(async () => {
+    t = await createTestApp({ engine, overrides: { textProvider: provider } });
+  });
+  afterAll(() => t.close());
+
+  const decisionsCount = async () =>
+    Number(
+      (
+        await t.ctx.database.db
+          .selectFrom('decisions')
+          .select((eb) => eb.fn.countAll().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
+
+  it('replays the stored response for a repeated key (body or header), evaluating nothing again', async () => {
+    const first = await t.request('POST', '/v1/check', {
+      body: { content: 'a', policyId: 'default', requestId: 'k1' },
+    });
+    expect(first.status).toBe(200);
+    expect(first.headers['idempotent-replayed']).toBeUndefined();
+    const calls = provider.calls;
+    const count = await decisionsCount();
+    const again = await t.request('POST', '/v1/check', {
+      body: { content: 'a', policyId: 'default' },
+      headers: { 'idempotency-key': 'k1' },
+    });
+    expect(again.status).toBe(200);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body.decisionId).toBe(first.body.decisionId);
+    expect(again.body).toEqual(first.body);
+    expect(provider.calls).toBe(calls);
+    expect(await decisionsCount()).toBe(count);
+  });
+
+  it('422 IDEMPOTENCY_KEY_REUSED for a different body; 422 INVALID_PARAMETER for differing keys or a long key', async () => {
+    await t.request('POST', '/v1/check', { body: { content: 'a', policyId: 'default', requestId: 'k2' } });
+    const reused = await t.request('POST', '/v1/check', {
+      body: { content: 'b', policyId: 'default', requestId: 'k2' },
+    });
+    expect(reused.status).toBe(422);
+    expect(reused.body.error.code).toBe('IDEMPOTENCY_KEY_REUSED');
+    const differ = await t.request('POST', '/v1/check', {
+      body: { content: 'a', policyId: 'default', requestId: 'x' },
+      headers: { 'idempotency-key': 'y' },
+    });
+    expect(differ.body.error.code).toBe('INVALID_PARAMETER');
+    const long = await t.request('POST', '/v1/check', {
+      body: { content: 'a', policyId: 'default', requestId: 'k'.repeat(256) },
+    });
+    expect(long.body.error.code).toBe('INVALID_PARAMETER');
+  });
+
+  it('keys are per account', async () => {
+    const other = await t.newKey(['check']);
+    const mine = await t.request('POST', '/v1/check', {
+      body: { content: 'a', policyId: 'default', requestId: 'shared' },
+    });
+    const theirs = await t.request('POST', '/v1/check', {
+      key: other.key,
+      body: { content: 'a', policyId: 'default', requestId: 'shared' },
+    });
+    expect(theirs.status).toBe(200);
+    expect(theirs.body.decisionId).not.toBe(mine.body.decisionId);
+  });
+
+  it('concurrent duplicates: exactly one evaluation and one decision; the rest get 409 or the replay', async () => {
+    const count = await decisionsCount();
+    const calls = provider.calls;
+    const responses = await Promise.all(
+      Array.from({ length: 8 }, () =>
+        t.request('POST', '/v1/check', { body: { content: 'same', policyId: 'default', requestId: 'race' } }),
+      ),
+    );
+    const ok = responses.filter((r) => r.status === 200);
+    const inUse = responses.filter((r) => r.status === 409);
+    expect(ok.length + inUse.length).toBe(8);
+    expect(new Set(ok.map((r) => r.body.decisionId)).size).toBe(1);
+    for (const r of inUse) expect(r.body.error.code).toBe('IDEMPOTENCY_KEY_IN_USE');
+    expect(provider.calls).toBe(calls + 1);
+    expect(await decisionsCount()).toBe(count + 1);
+    const later = await t.request('POST', '/v1/check', {
+      body: { content: 'same', policyId: 'default', requestId: 'race' },
+    });
+    expect(later.body.decisionId).toBe(ok[0]!.body.decisionId);
+  });
+
+  it('a failed request releases its key so a corrected retry can run', async () => {
+    const failed = await t.request('POST', '/v1/check', {
+      body: { content: 'a', policyId: 'missing', requestId: 'k3' },
+    });
+    expect(failed.status).toBe(404);
+    const retried = await t.request('POST', '/v1/check', {
+      body: { content: 'a', policyId: 'missing', requestId: 'k3' },
+    });
+    expect(retried.status).toBe(404);
+    expect(retried.headers['idempotent-replayed']).toBeUndefined();
+  });
+});
