@@ -62,6 +62,8 @@ export async function buildApp(
 
   app.addHook('onSend', async (request, reply, payload) => {
     reply.header('x-request-id', request.id);
+    // While draining, tell keep-alive clients to go away so shutdown need not wait for idle sockets to time out.
+    if (state.shuttingDown) reply.header('connection', 'close');
     return payload;
   });
   registerErrorHandling(app);

@@ -39,6 +39,9 @@ export function testConfig(
     webhookRetrySchedule: null,
     logLevel: 'silent',
     shutdownTimeoutMs: 5000,
+    caFile: null,
+    jobLeaseMs: 30_000,
+    workerConcurrency: 16,
     ...extra,
   };
 }

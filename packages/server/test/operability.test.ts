@@ -1,0 +1,80 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from './helpers/app.ts';
+import { KeywordProvider } from './helpers/keyword-provider.ts';
+
+describe('health, readiness, OpenAPI and docs', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp({ overrides: { textProvider: new KeywordProvider() } });
+  });
+  afterAll(() => t.close());
+
+  it('serves /healthz and /readyz without a key', async () => {
+    const health = await t.request('GET', '/healthz', { key: null });
+    expect(health).toMatchObject({ status: 200, body: { status: 'ok' } });
+    const ready = await t.request('GET', '/readyz', { key: null });
+    expect(ready.status).toBe(200);
+    expect(ready.body.checks).toMatchObject({ storage: true, models: true, accepting: true });
+  });
+
+  it('serves an OpenAPI 3.1 document of every endpoint, with response schemas', async () => {
+    const res = await t.request('GET', '/openapi.json', { key: null });
+    expect(res.status).toBe(200);
+    expect(res.body.openapi).toBe('3.1.0');
+    const paths = Object.keys(res.body.paths);
+    for (const p of [
+      '/v1/check',
+      '/v1/check/dry-run',
+      '/v1/policies',
+      '/v1/policies/{policyId}',
+      '/v1/decisions',
+      '/v1/decisions/{decisionId}',
+      '/v1/decisions/{decisionId}/replay',
+      '/v1/decisions/{decisionId}/curl',
+      '/v1/keys',
+      '/v1/keys/{id}',
+      '/v1/accounts',
+      '/v1/accounts/{accountId}',
+      '/v1/account',
+      '/healthz',
+      '/readyz',
+    ]) {
+      expect(paths).toContain(p);
+    }
+    const check = res.body.paths['/v1/check'].post;
+    expect(Object.keys(check.responses)).toEqual(expect.arrayContaining(['200', '401', '422', '429']));
+    expect(check.requestBody.content['application/json'].schema.required).toEqual(['content', 'policyId']);
+  });
+
+  it('serves browsable docs at /docs', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/docs/' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toContain('text/html');
+  });
+
+  it('answers unknown routes and media types with the error shape and a request ID', async () => {
+    const missing = await t.request('GET', '/v1/nothing-here');
+    expect(missing.status).toBe(404);
+    expect(missing.body.error).toMatchObject({
+      code: 'NOT_FOUND',
+      requestId: missing.headers['x-request-id'],
+    });
+    const xml = await t.app.inject({
+      method: 'POST',
+      url: '/v1/check',
+      headers: { authorization: `Bearer ${t.adminKey}`, 'content-type': 'application/xml' },
+      payload: '<check/>',
+    });
+    expect(xml.statusCode).toBe(415);
+    expect(xml.json().error.code).toBe('UNSUPPORTED_MEDIA_TYPE');
+  });
+
+  it('readiness turns 503 when storage is gone', async () => {
+    const other = await createTestApp({ overrides: { textProvider: new KeywordProvider() } });
+    await other.ctx.database.close();
+    const res = await other.request('GET', '/readyz', { key: null });
+    expect(res.status).toBe(503);
+    expect(res.body.checks.storage).toBe(false);
+    await other.app.close();
+  });
+});
