@@ -1,3 +1,4 @@
+import { precompile } from '../storage/compiled.ts';
 import type { Db } from '../storage/database.ts';
 import { type DecisionRecord, DecisionRepository, decisionRow } from '../storage/repositories/decisions.ts';
 import { AppError } from './errors.ts';
@@ -6,31 +7,103 @@ import { type Principal, requireScope } from './principal.ts';
 /** Something that must be written in the same transaction as a decision (events, usage): the outbox hook. */
 export type DecisionSideWrite = (trx: Db, decisions: DecisionRecord[]) => Promise<void>;
 
-/** Stores decisions durably; side writes registered by other modules join the same transaction. */
+interface PendingSave {
+  decisions: DecisionRecord[];
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * Stores decisions durably; side writes registered by other modules (events, usage) join the same transaction.
+ *
+ * Group commit: saves requested while a transaction is being written are gathered and written together in the
+ * next one, so concurrent requests share one commit. Each caller is answered only after its own rows are committed,
+ * so an acknowledged decision is always durable.
+ */
 export class DecisionStore {
   private readonly sideWrites: DecisionSideWrite[] = [];
+  private readonly insertQuery;
+  private pending: PendingSave[] = [];
+  private writing = false;
   readonly repository: DecisionRepository;
 
   constructor(private readonly db: Db) {
     this.repository = new DecisionRepository(db);
+    const template = decisionRow(TEMPLATE);
+    this.insertQuery = precompile(db.insertInto('decisions').values(template), (d: DecisionRecord) =>
+      Object.values(decisionRow(d)).map((v) => v ?? null),
+    );
   }
 
   addSideWrite(write: DecisionSideWrite): void {
     this.sideWrites.push(write);
   }
 
-  async save(decisions: DecisionRecord[]): Promise<void> {
-    if (decisions.length === 0) return;
-    if (this.sideWrites.length === 0 && decisions.length === 1) {
-      await this.repository.insert(decisions[0]!);
-      return;
+  save(decisions: DecisionRecord[]): Promise<void> {
+    if (decisions.length === 0) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      this.pending.push({ decisions, resolve, reject });
+      // Defer the write to the end of this event-loop turn, so requests that arrived together commit together.
+      if (!this.writing) {
+        this.writing = true;
+        setImmediate(() => void this.flush());
+      }
+    });
+  }
+
+  private async flush(): Promise<void> {
+    while (this.pending.length > 0) {
+      const group = this.pending;
+      this.pending = [];
+      try {
+        await this.write(group.flatMap((p) => p.decisions));
+        for (const p of group) p.resolve();
+      } catch (error) {
+        if (group.length === 1) {
+          group[0]!.reject(error);
+          continue;
+        }
+        // One bad save must not fail its neighbours: write each alone.
+        for (const p of group) await this.write(p.decisions).then(p.resolve, p.reject);
+      }
     }
+    this.writing = false;
+  }
+
+  private async write(decisions: DecisionRecord[]): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
-      await trx.insertInto('decisions').values(decisions.map(decisionRow)).execute();
+      for (const decision of decisions) await trx.executeQuery(this.insertQuery(decision));
       for (const write of this.sideWrites) await write(trx, decisions);
     });
   }
 }
+
+/** A well-formed record used only to compile the insert statement once. */
+const TEMPLATE: DecisionRecord = {
+  decisionId: '',
+  accountId: '',
+  content: '',
+  contentType: 'text',
+  safe: true,
+  flagged: false,
+  action: 'allow',
+  categories: [],
+  rawScores: {},
+  evaluated: [],
+  policyId: '',
+  policyVersion: 0,
+  provider: '',
+  modelVersion: null,
+  latency: 0,
+  cost: 0,
+  language: null,
+  metadata: null,
+  requestId: null,
+  replayOf: null,
+  request: {},
+  results: null,
+  timestamp: '',
+};
 
 /** The check result of interface §2.1, with the extension fields we add. */
 export function checkResultView(d: DecisionRecord) {
@@ -51,6 +124,7 @@ export function checkResultView(d: DecisionRecord) {
     timestamp: d.timestamp,
     ...(d.replayOf !== null && { replayOf: d.replayOf }),
     ...(d.results !== null && { results: d.results }),
+    ...(d.media && d.media.length > 0 && { media: d.media }),
   };
 }
 
@@ -76,6 +150,7 @@ export function decisionView(d: DecisionRecord) {
     timestamp: d.timestamp,
     replayOf: d.replayOf,
     ...(d.results !== null && { results: d.results }),
+    ...(d.media && d.media.length > 0 && { media: d.media }),
   };
 }
 

@@ -82,21 +82,19 @@ export class KeyService {
   async verify(presented: string | undefined, now = new Date()): Promise<KeyVerification> {
     if (!presented) return { ok: false, code: 'MISSING_API_KEY' };
     if (presented.length > 200) return { ok: false, code: 'INVALID_API_KEY' };
-    const record = await this.keys.findByHash(hashKey(presented));
+    const record = await this.keys.findByHashWithAccount(hashKey(presented));
     if (!record) return { ok: false, code: 'INVALID_API_KEY' };
     if (record.revokedAt !== null) return { ok: false, code: 'REVOKED_API_KEY' };
     if (record.expiresAt !== null && Date.parse(record.expiresAt) <= now.getTime()) {
       return { ok: false, code: 'EXPIRED_API_KEY' };
     }
-    const account = await this.accounts.get(record.accountId);
-    if (!account) return { ok: false, code: 'INVALID_API_KEY' };
     return {
       ok: true,
       principal: {
         keyId: record.id,
         accountId: record.accountId,
         scopes: new Set(record.scopes as Scope[]),
-        isOperator: account.isOperator,
+        isOperator: record.isOperator,
         rateLimit: record.rateLimit,
       },
     };

@@ -72,6 +72,8 @@ export interface DecisionsTable {
   request: string;
   results: string | null;
   created_at: string;
+  /** JSON array of MediaRef (migration 0002-media). */
+  media: string | null;
 }
 
 export interface IdempotencyKeysTable {
@@ -85,6 +87,88 @@ export interface IdempotencyKeysTable {
   created_at: string;
 }
 
+export interface JobsTable {
+  id: string;
+  name: string;
+  data: string;
+  state: string;
+  attempts: number;
+  max_attempts: number;
+  run_at: string;
+  locked_until: string | null;
+  locked_by: string | null;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface EventsTable {
+  id: string;
+  account_id: string;
+  type: string;
+  payload: string;
+  target_url: string | null;
+  created_at: string;
+  dispatched_at: string | null;
+}
+
+export interface WebhooksTable {
+  id: string;
+  account_id: string;
+  url: string;
+  events: string;
+  description: string | null;
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_expires_at: string | null;
+  enabled: number;
+  disabled_reason: string | null;
+  failing_since: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface WebhookDeliveriesTable {
+  id: string;
+  account_id: string;
+  webhook_id: string | null;
+  event_id: string;
+  event_type: string;
+  url: string;
+  attempt: number;
+  status: string;
+  response_code: number | null;
+  duration_ms: number;
+  error: string | null;
+  created_at: string;
+}
+
+export interface BatchesTable {
+  id: string;
+  account_id: string;
+  key_id: string;
+  status: string;
+  policy_id: string;
+  total_items: number;
+  items: string;
+  webhook_url: string;
+  request_id: string | null;
+  error: string | null;
+  created_at: string;
+  updated_at: string;
+  completed_at: string | null;
+}
+
+export interface BatchItemsTable {
+  batch_id: string;
+  idx: number;
+  item_id: string;
+  decision_id: string;
+  safe: number;
+  flagged: number;
+  action: string;
+}
+
 export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -92,4 +176,10 @@ export interface Database {
   policy_versions: PolicyVersionsTable;
   decisions: DecisionsTable;
   idempotency_keys: IdempotencyKeysTable;
+  jobs: JobsTable;
+  events: EventsTable;
+  webhooks: WebhooksTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  batches: BatchesTable;
+  batch_items: BatchItemsTable;
 }

@@ -1,7 +1,11 @@
 import type { Migration } from 'kysely';
 import * as core from './0001-core.ts';
+import * as media from './0002-media.ts';
+import * as jobsWebhooks from './0003-jobs-webhooks.ts';
 
 /** Every migration, in order. Names sort lexically; add new ones with the next number. */
 export const migrations: Record<string, Migration> = {
   '0001-core': core,
+  '0002-media': media,
+  '0003-jobs-webhooks': jobsWebhooks,
 };

@@ -1,3 +1,4 @@
+import { precompile } from '../compiled.ts';
 import type { Db } from '../database.ts';
 import { fromJson, toJson } from '../json.ts';
 import type { ApiKeysTable } from '../schema.ts';
@@ -38,7 +39,19 @@ function toRecord(row: ApiKeysTable): ApiKeyRecord {
 }
 
 export class ApiKeyRepository {
-  constructor(private readonly db: Db) {}
+  private readonly byHashQuery;
+
+  constructor(private readonly db: Db) {
+    this.byHashQuery = precompile(
+      db
+        .selectFrom('api_keys')
+        .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
+        .selectAll('api_keys')
+        .select('accounts.is_operator')
+        .where('api_keys.key_hash', '=', ''),
+      (keyHash: string) => [keyHash],
+    );
+  }
 
   async insert(key: ApiKeyRecord): Promise<void> {
     await this.db
@@ -66,6 +79,15 @@ export class ApiKeyRepository {
       .where('key_hash', '=', keyHash)
       .executeTakeFirst();
     return row ? toRecord(row) : null;
+  }
+
+  /** The key and its account's operator flag in one query: the hot path of every authenticated request. */
+  async findByHashWithAccount(keyHash: string): Promise<(ApiKeyRecord & { isOperator: boolean }) | null> {
+    const { rows } = await this.db.executeQuery<ApiKeysTable & { is_operator: number }>(
+      this.byHashQuery(keyHash),
+    );
+    const row = rows[0];
+    return row ? { ...toRecord(row), isOperator: row.is_operator === 1 } : null;
   }
 
   async get(id: string): Promise<ApiKeyRecord | null> {

@@ -1,4 +1,5 @@
 import type { CategoryResult } from '../../domain/engine.ts';
+import type { MediaRef } from '../../domain/media.ts';
 import type { Action, CategoryName, ContentType } from '../../domain/taxonomy.ts';
 import type { Db } from '../database.ts';
 import { fromJson, toJson } from '../json.ts';
@@ -31,6 +32,8 @@ export interface DecisionRecord {
   /** Per-item results of a multi-modal decision. */
   results: unknown[] | null;
   timestamp: string;
+  /** Images evaluated for this decision, by reference and fingerprint (never the bytes). */
+  media?: MediaRef[] | null;
 }
 
 function toRecord(row: DecisionsTable): DecisionRecord {
@@ -58,6 +61,7 @@ function toRecord(row: DecisionsTable): DecisionRecord {
     request: fromJson(row.request),
     results: fromJson(row.results),
     timestamp: row.created_at,
+    media: fromJson<MediaRef[]>(row.media ?? null),
   };
 }
 
@@ -86,6 +90,7 @@ export function decisionRow(d: DecisionRecord): DecisionsTable {
     request: toJson(d.request),
     results: d.results === null ? null : toJson(d.results),
     created_at: d.timestamp,
+    media: d.media ? toJson(d.media) : null,
   };
 }
 
