@@ -1,0 +1,77 @@
+import {
+  describeImage,
+  fetchImage,
+  type ImageFetchOptions,
+  type ImageInput,
+  imageRef,
+  parseImageInput,
+} from '../media/image.ts';
+import { ImageDecodeError } from '../providers/local-image/pool.ts';
+import type { Provider } from '../providers/provider.ts';
+import { AppError } from './errors.ts';
+import type { ContentEvaluator, Evaluation, PreparedContent } from './evaluators.ts';
+
+interface ImagePayload {
+  input: ImageInput;
+  field: string;
+}
+
+/**
+ * Images (decisions §3): base64, data URI or https URL. `prepare` validates the form and decodes inline bytes
+ * (no network); `evaluate` fetches URLs through the SSRF-safe fetcher, checks and fingerprints the image, and asks
+ * the image provider for scores. Decisions keep the URL or `sha256:<hex>` and the fingerprints, never the bytes.
+ */
+export class ImageEvaluator implements ContentEvaluator {
+  readonly contentType = 'image' as const;
+
+  constructor(
+    private readonly provider: Provider,
+    private readonly fetchOptions: ImageFetchOptions,
+  ) {}
+
+  prepare(content: unknown, field: string): PreparedContent {
+    const input = parseImageInput(content, field, { allowHttp: this.fetchOptions.allowHttp });
+    return {
+      contentType: 'image',
+      stored: imageRef(input),
+      payload: { input, field } satisfies ImagePayload,
+    };
+  }
+
+  async evaluate(prepared: PreparedContent, options: { signal?: AbortSignal } = {}): Promise<Evaluation> {
+    const { input, field } = prepared.payload as ImagePayload;
+    const fetched = input.kind === 'url';
+    const bytes = fetched ? await fetchImage(input.url, field, this.fetchOptions) : input.bytes;
+    // Bytes behind a URL that are not an image make the URL the problem (decisions §3).
+    const notImage = fetched ? 'INVALID_IMAGE_URL' : 'INVALID_CONTENT';
+    const media = await describeImage(
+      bytes,
+      imageRef(input),
+      field,
+      notImage,
+      input.kind === 'inline' ? input.sha256 : undefined,
+    );
+    try {
+      const result = await this.provider.evaluate({ contentType: 'image', image: bytes }, options.signal);
+      return { provider: this.provider.name, result, media: [media] };
+    } catch (error) {
+      if (error instanceof ImageDecodeError) {
+        throw new AppError(notImage, `${field} could not be decoded as an image`, {
+          field,
+          reason: 'decode',
+        });
+      }
+      throw error;
+    }
+  }
+
+  /** URLs can be fetched again for a replay; inline bytes were never stored. */
+  fromStored(stored: string): PreparedContent | null {
+    if (!/^https?:\/\//i.test(stored)) return null;
+    try {
+      return this.prepare(stored, 'content');
+    } catch {
+      return null;
+    }
+  }
+}
