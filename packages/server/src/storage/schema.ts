@@ -169,7 +169,52 @@ export interface BatchItemsTable {
   action: string;
 }
 
+export interface UsageTable {
+  account_id: string;
+  month: string;
+  evaluations: number;
+  text_items: number;
+  image_items: number;
+  video_frames: number;
+}
+
+/** Asynchronous video checks (migration 0005-videos); the final result is a decision with the same id. */
+export interface VideosTable {
+  id: string;
+  account_id: string;
+  key_id: string;
+  status: string;
+  policy_id: string;
+  content: string;
+  file: string;
+  webhook_url: string | null;
+  frame_interval: number;
+  max_frames: number;
+  max_duration: number;
+  duration: number;
+  frames_total: number;
+  frames_processed: number;
+  reserved_frames: number;
+  reserved_month: string;
+  estimated_seconds: number;
+  request: string;
+  request_id: string | null;
+  error: string | null;
+  started_at: string | null;
+  created_at: string;
+  updated_at: string;
+  completed_at: string | null;
+}
+
+/** Server-wide secrets generated once (e.g. the evidence URL signing key); never logged or returned. */
+export interface ServerSecretsTable {
+  name: string;
+  value: string;
+  created_at: string;
+}
+
 export interface Database {
+  usage: UsageTable;
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
   policies: PoliciesTable;
@@ -182,4 +227,6 @@ export interface Database {
   webhook_deliveries: WebhookDeliveriesTable;
   batches: BatchesTable;
   batch_items: BatchItemsTable;
+  videos: VideosTable;
+  server_secrets: ServerSecretsTable;
 }

@@ -2,10 +2,14 @@ import type { Migration } from 'kysely';
 import * as core from './0001-core.ts';
 import * as media from './0002-media.ts';
 import * as jobsWebhooks from './0003-jobs-webhooks.ts';
+import * as usage from './0004-usage.ts';
+import * as videos from './0005-videos.ts';
 
 /** Every migration, in order. Names sort lexically; add new ones with the next number. */
 export const migrations: Record<string, Migration> = {
   '0001-core': core,
   '0002-media': media,
   '0003-jobs-webhooks': jobsWebhooks,
+  '0004-usage': usage,
+  '0005-videos': videos,
 };

@@ -38,6 +38,12 @@ function toRecord(row: ApiKeysTable): ApiKeyRecord {
   };
 }
 
+export type KeyWithAccount = ApiKeyRecord & {
+  isOperator: boolean;
+  monthlyQuota: number | null;
+  trialEndsAt: string | null;
+};
+
 export class ApiKeyRepository {
   private readonly byHashQuery;
 
@@ -47,7 +53,7 @@ export class ApiKeyRepository {
         .selectFrom('api_keys')
         .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
         .selectAll('api_keys')
-        .select('accounts.is_operator')
+        .select(['accounts.is_operator', 'accounts.monthly_quota', 'accounts.trial_ends_at'])
         .where('api_keys.key_hash', '=', ''),
       (keyHash: string) => [keyHash],
     );
@@ -82,12 +88,18 @@ export class ApiKeyRepository {
   }
 
   /** The key and its account's operator flag in one query: the hot path of every authenticated request. */
-  async findByHashWithAccount(keyHash: string): Promise<(ApiKeyRecord & { isOperator: boolean }) | null> {
-    const { rows } = await this.db.executeQuery<ApiKeysTable & { is_operator: number }>(
-      this.byHashQuery(keyHash),
-    );
+  async findByHashWithAccount(keyHash: string): Promise<KeyWithAccount | null> {
+    const { rows } = await this.db.executeQuery<
+      ApiKeysTable & { is_operator: number; monthly_quota: number | null; trial_ends_at: string | null }
+    >(this.byHashQuery(keyHash));
     const row = rows[0];
-    return row ? { ...toRecord(row), isOperator: row.is_operator === 1 } : null;
+    if (!row) return null;
+    return {
+      ...toRecord(row),
+      isOperator: row.is_operator === 1,
+      monthlyQuota: row.monthly_quota === null ? null : Number(row.monthly_quota),
+      trialEndsAt: row.trial_ends_at,
+    };
   }
 
   async get(id: string): Promise<ApiKeyRecord | null> {
@@ -110,10 +122,16 @@ export class ApiKeyRepository {
       .execute();
   }
 
-  async setRateLimit(id: string, rateLimit: KeyRateLimit | null): Promise<void> {
+  async update(id: string, patch: { name?: string; rateLimit?: KeyRateLimit | null }): Promise<void> {
+    if (patch.name === undefined && patch.rateLimit === undefined) return;
     await this.db
       .updateTable('api_keys')
-      .set({ rate_limit: rateLimit ? toJson(rateLimit) : null })
+      .set({
+        ...(patch.name !== undefined && { name: patch.name }),
+        ...(patch.rateLimit !== undefined && {
+          rate_limit: patch.rateLimit ? toJson(patch.rateLimit) : null,
+        }),
+      })
       .where('id', '=', id)
       .execute();
   }

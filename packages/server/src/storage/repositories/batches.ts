@@ -1,3 +1,4 @@
+import type { Action } from '../../domain/taxonomy.ts';
 import type { Db } from '../database.ts';
 import { fromJson, toJson } from '../json.ts';
 import type { BatchesTable } from '../schema.ts';
@@ -8,7 +9,7 @@ export interface BatchItemResult {
   id: string;
   safe: boolean;
   flagged: boolean;
-  action: string;
+  action: Action;
   decisionId: string;
 }
 
@@ -91,7 +92,7 @@ export class BatchRepository {
       id: r.item_id,
       safe: r.safe === 1,
       flagged: r.flagged === 1,
-      action: r.action,
+      action: r.action as Action,
       decisionId: r.decision_id,
     }));
   }

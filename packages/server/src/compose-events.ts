@@ -1,0 +1,99 @@
+import fs from 'node:fs';
+import type { Config } from './config.ts';
+import type { UsageService } from './domain/usage.ts';
+import { BatchService } from './domain/batches.ts';
+import type { CheckService } from './domain/checks.ts';
+import type { DecisionStore } from './domain/decisions.ts';
+import { EventOutbox } from './domain/events.ts';
+import type { PolicyService } from './domain/policies/service.ts';
+import { DEFAULT_RETRY_SCHEDULE_MS, WebhookDeliverer } from './domain/webhook-delivery.ts';
+import { WebhookService } from './domain/webhooks.ts';
+import { DatabaseQueue } from './jobs/database-queue.ts';
+import { OutboxRelay } from './jobs/outbox-relay.ts';
+import type { Queue } from './jobs/queue.ts';
+import { RedisQueue } from './jobs/redis-queue.ts';
+import type { DatabaseHandle } from './storage/database.ts';
+import type { AccountRepository } from './storage/repositories/accounts.ts';
+import { BatchRepository } from './storage/repositories/batches.ts';
+import { EventRepository } from './storage/repositories/events.ts';
+import { WebhookRepository } from './storage/repositories/webhooks.ts';
+
+/** The queue, the event outbox, webhooks and batches: built once by `createContext` (the composition root). */
+export interface EventsContext {
+  queue: Queue;
+  events: EventOutbox;
+  webhooks: WebhookService;
+  webhookDeliverer: WebhookDeliverer;
+  batches: BatchService;
+  outboxRelay: OutboxRelay;
+}
+
+/** Reads VERDICT_CA_FILE once at start: extra CAs trusted for outbound HTTPS. */
+export function readExtraCa(config: Config): string | undefined {
+  if (!config.caFile) return undefined;
+  try {
+    return fs.readFileSync(config.caFile, 'utf8');
+  } catch (error) {
+    throw new Error(`VERDICT_CA_FILE: cannot read ${config.caFile}: ${(error as Error).message}`);
+  }
+}
+
+export function createQueue(config: Config, database: DatabaseHandle): Queue {
+  return config.redisUrl
+    ? new RedisQueue({ url: config.redisUrl, leaseMs: config.jobLeaseMs })
+    : new DatabaseQueue(database.db, database.engine, { leaseMs: config.jobLeaseMs });
+}
+
+export function createEventsContext(
+  config: Config,
+  database: DatabaseHandle,
+  deps: {
+    accounts: AccountRepository;
+    policies: PolicyService;
+    checks: CheckService;
+    decisionStore: DecisionStore;
+    usage: UsageService;
+    queue?: Queue;
+  },
+): EventsContext {
+  const { db, engine } = database;
+  const queue = deps.queue ?? createQueue(config, database);
+  const eventRepository = new EventRepository(db);
+  const webhookRepository = new WebhookRepository(db);
+  const events = new EventOutbox(eventRepository);
+  const ca = readExtraCa(config);
+  const webhookDeliverer = new WebhookDeliverer(webhookRepository, eventRepository, deps.accounts, {
+    allowPrivate: config.allowPrivateUrls,
+    ...(ca !== undefined && { ca }),
+    retryScheduleMs: config.webhookRetrySchedule ?? DEFAULT_RETRY_SCHEDULE_MS,
+  });
+  const batches = new BatchService(
+    db,
+    new BatchRepository(db),
+    deps.policies,
+    deps.checks,
+    deps.decisionStore,
+    events,
+    queue,
+    deps.usage,
+    { allowPrivateUrls: config.allowPrivateUrls },
+  );
+  // Outbox: events and batch progress are written in the same transaction as the decisions they belong to.
+  deps.decisionStore.addSideWrite(events.decisionSideWrite);
+  deps.decisionStore.addSideWrite(batches.decisionSideWrite);
+  return {
+    queue,
+    events,
+    webhooks: new WebhookService(webhookRepository, webhookDeliverer),
+    webhookDeliverer,
+    batches,
+    outboxRelay: new OutboxRelay(
+      db,
+      engine,
+      eventRepository,
+      webhookRepository,
+      queue,
+      webhookDeliverer.maxAttempts,
+    ),
+  };
+}

@@ -1,0 +1,84 @@
+import type { Db } from '../storage/database.ts';
+import type { DecisionRecord } from '../storage/repositories/decisions.ts';
+import type { EventRepository, StoredEvent } from '../storage/repositories/events.ts';
+import { type DecisionSideWrite, decisionView } from './decisions.ts';
+import { newId } from './ids.ts';
+
+/** Every event type of decisions §6.1. */
+export const EVENT_TYPES = [
+  'decision.created',
+  'decision.flagged',
+  'decision.blocked',
+  'moderation.completed',
+  'moderation.failed',
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+export function isEventType(value: unknown): value is EventType {
+  return typeof value === 'string' && (EVENT_TYPES as readonly string[]).includes(value);
+}
+
+/** The envelope of decisions §6.2, serialised once: every attempt sends the same bytes. */
+export function buildEvent(
+  accountId: string,
+  type: EventType,
+  data: Record<string, unknown>,
+  options: { targetUrl?: string | null; id?: string; createdAt?: string } = {},
+): StoredEvent {
+  const id = options.id ?? newId('evt');
+  const createdAt = options.createdAt ?? new Date().toISOString();
+  return {
+    id,
+    accountId,
+    type,
+    payload: JSON.stringify({ id, type, createdAt, data }),
+    targetUrl: options.targetUrl ?? null,
+    createdAt,
+  };
+}
+
+export function decisionEventData(d: DecisionRecord): Record<string, unknown> {
+  return { id: d.decisionId, ...decisionView(d) };
+}
+
+/** The events one stored decision emits: always `decision.created`, plus `flagged` / `blocked` when they apply. */
+export function decisionEvents(d: DecisionRecord): StoredEvent[] {
+  const data = decisionEventData(d);
+  const types: EventType[] = ['decision.created'];
+  if (d.flagged) types.push('decision.flagged');
+  if (d.action === 'block') types.push('decision.blocked');
+  return types.map((type) => buildEvent(d.accountId, type, data, { createdAt: d.timestamp }));
+}
+
+/**
+ * The outbox. Events are written in the transaction of what they report (a decision, a finished batch), so a crash
+ * can neither lose nor invent one; the relay of the worker fans them out to deliveries afterwards.
+ */
+export class EventOutbox {
+  private listeners: Array<() => void> = [];
+
+  constructor(readonly repository: EventRepository) {}
+
+  /** The side write registered with `DecisionStore.addSideWrite`. */
+  readonly decisionSideWrite: DecisionSideWrite = async (trx, decisions) => {
+    await this.record(trx, decisions.flatMap(decisionEvents));
+  };
+
+  async record(trx: Db, events: StoredEvent[]): Promise<void> {
+    if (events.length === 0) return;
+    await this.repository.insert(trx, events);
+    // The transaction commits after this returns; a relay woken too early finds nothing and polls again.
+    const listeners = this.listeners;
+    setTimeout(() => {
+      for (const listener of listeners) listener();
+    }, 5).unref();
+  }
+
+  /** Called (soon) after events were recorded in this process, so the relay need not wait for its next poll. */
+  onRecorded(listener: () => void): () => void {
+    this.listeners = [...this.listeners, listener];
+    return () => {
+      this.listeners = this.listeners.filter((l) => l !== listener);
+    };
+  }
+}

@@ -1,0 +1,172 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Queue as BullQueue, type Job, UnrecoverableError, Worker } from 'bullmq';
+import { Redis } from 'ioredis';
+import {
+  type ConsumeOptions,
+  type Consumer,
+  DEFAULT_MAX_ATTEMPTS,
+  type JobContext,
+  type JobSpec,
+  PermanentJobError,
+  type Queue,
+  retryDelay,
+  type TaskDefinition,
+  validateJobId,
+} from './queue.ts';
+
+export interface RedisQueueOptions {
+  url: string;
+  /** Key prefix; tests use a unique one per run. */
+  prefix?: string;
+  /** BullMQ lock duration: a job whose worker stops renewing its lock is taken up again after this time. */
+  leaseMs: number;
+}
+
+const QUEUE_NAME = 'jobs';
+const BACKOFF = { type: 'verdict' } as const;
+
+/** The scale-out queue: BullMQ on Redis, with the same task handlers and semantics as the embedded queue. */
+export class RedisQueue implements Queue {
+  readonly kind = 'redis' as const;
+  private readonly connection: Redis;
+  private readonly queue: BullQueue;
+  private readonly workers = new Set<Worker>();
+  private readonly prefix: string;
+
+  constructor(private readonly options: RedisQueueOptions) {
+    this.prefix = options.prefix ?? 'verdict';
+    this.connection = new Redis(options.url, { maxRetriesPerRequest: null, lazyConnect: false });
+    this.connection.on('error', () => {}); // surfaced by ping() and readiness
+    this.queue = new BullQueue(QUEUE_NAME, { connection: this.connection, prefix: this.prefix });
+    this.queue.on('error', () => {});
+  }
+
+  async enqueue(jobs: JobSpec[]): Promise<void> {
+    if (jobs.length === 0) return;
+    await this.queue.addBulk(
+      jobs.map((job) => {
+        if (job.id !== undefined) validateJobId(job.id);
+        return {
+          name: job.name,
+          data: job.data ?? null,
+          opts: {
+            ...(job.id !== undefined && { jobId: job.id }),
+            ...(job.delayMs && { delay: Math.max(0, Math.round(job.delayMs)) }),
+            attempts: job.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+            backoff: BACKOFF,
+            // Completed IDs are remembered for an hour, so a late duplicate enqueue stays a no-op.
+            removeOnComplete: { age: 3600, count: 10_000 },
+            removeOnFail: { age: 7 * 86_400 },
+          },
+        };
+      }),
+    );
+  }
+
+  consume(tasks: TaskDefinition[], options: ConsumeOptions): Consumer {
+    const byName = new Map(tasks.map((t) => [t.name, t]));
+    const controllers = new Set<AbortController>();
+    const processor = async (job: Job) => {
+      const task = byName.get(job.name);
+      const controller = new AbortController();
+      controllers.add(controller);
+      const context: JobContext = {
+        id: job.id!,
+        name: job.name,
+        data: job.data,
+        attempt: job.attemptsMade + 1,
+        maxAttempts: job.opts.attempts ?? 1,
+        signal: controller.signal,
+      };
+      try {
+        if (!task) throw new PermanentJobError(`No handler for task "${job.name}"`);
+        await task.handle(context);
+      } catch (error) {
+        options.onError?.(error, context);
+        const final = error instanceof PermanentJobError || context.attempt >= context.maxAttempts;
+        if (final && !controller.signal.aborted) {
+          await task
+            ?.onExhausted?.(context, error)
+            .catch((hookError) => options.onError?.(hookError, context));
+        }
+        if (error instanceof PermanentJobError) throw new UnrecoverableError(error.message);
+        throw error;
+      } finally {
+        controllers.delete(controller);
+      }
+    };
+    const workerConnection = new Redis(this.options.url, { maxRetriesPerRequest: null });
+    workerConnection.on('error', () => {});
+    const worker = new Worker(QUEUE_NAME, processor, {
+      connection: workerConnection,
+      prefix: this.prefix,
+      concurrency: options.concurrency,
+      lockDuration: this.options.leaseMs,
+      stalledInterval: this.options.leaseMs,
+      // A job whose process was killed is "stalled"; allow several crashes before giving up on it.
+      maxStalledCount: 10,
+      settings: {
+        backoffStrategy: (attemptsMade: number, _type?: string, error?: Error, job?: { name: string }) =>
+          retryDelay(job ? byName.get(job.name) : undefined, attemptsMade, error),
+      },
+    });
+    worker.on('error', (error) => options.onError?.(error));
+    this.workers.add(worker);
+    let stopping: Promise<void> | null = null;
+    return {
+      stop: (stopOptions = {}) => {
+        stopping ??= (async () => {
+          if (stopOptions.force) {
+            await worker.close(true);
+          } else {
+            const timeoutMs = stopOptions.timeoutMs ?? 10_000;
+            const closing = worker.close();
+            const drained = await Promise.race([
+              closing.then(() => true),
+              sleep(timeoutMs).then(() => false),
+            ]);
+            if (!drained) {
+              // Abort what still runs; BullMQ hands those jobs back once their locks lapse.
+              for (const c of controllers) c.abort();
+              await worker.close(true).catch(() => {});
+            }
+          }
+          this.workers.delete(worker);
+          workerConnection.disconnect();
+        })();
+        return stopping;
+      },
+    };
+  }
+
+  async pendingCount(): Promise<number> {
+    const counts = await this.queue.getJobCounts('wait', 'delayed', 'active', 'prioritized', 'paused');
+    return Object.values(counts).reduce((a, b) => a + b, 0);
+  }
+
+  async ping(): Promise<boolean> {
+    try {
+      return (await this.connection.ping()) === 'PONG';
+    } catch {
+      return false;
+    }
+  }
+
+  /** Removes every key of this queue (tests). */
+  async obliterate(): Promise<void> {
+    await this.queue.obliterate({ force: true });
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(
+      [...this.workers].map((w) =>
+        w
+          .close(true)
+          .catch(() => {})
+          .then(() => (w.opts.connection as Redis).disconnect()),
+      ),
+    );
+    await this.queue.close().catch(() => {});
+    await this.connection.quit().catch(() => {});
+  }
+}

@@ -1,0 +1,284 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterEach, describe, expect, it } from 'vitest';
+import { DatabaseQueue } from '../src/jobs/database-queue.ts';
+import {
+  type Consumer,
+  type JobContext,
+  PermanentJobError,
+  type Queue,
+  RetryLaterError,
+  type TaskDefinition,
+} from '../src/jobs/queue.ts';
+import { RedisQueue } from '../src/jobs/redis-queue.ts';
+import { migrateToLatest, openDatabase } from '../src/storage/database.ts';
+import { freshDatabase, TEST_DATABASE_URL, TEST_REDIS_URL, tempDir } from './helpers/databases.ts';
+
+if (!TEST_REDIS_URL)
+  process.stderr.write('[verdict tests] TEST_REDIS_URL is not set: the Redis queue is skipped\n');
+
+const LEASE_MS = 1000;
+
+interface Harness {
+  /** A queue on the shared store; several instances stand for several processes. */
+  queue(): Queue;
+  cleanup(): Promise<void>;
+}
+
+async function databaseHarness(engine: 'sqlite' | 'postgres'): Promise<Harness> {
+  const dir = tempDir();
+  const fresh = await freshDatabase(engine, dir);
+  const handles = [openDatabase(fresh.database)];
+  await migrateToLatest(handles[0]!);
+  const queues: Queue[] = [];
+  return {
+    queue() {
+      const handle = openDatabase(fresh.database);
+      handles.push(handle);
+      const q = new DatabaseQueue(handle.db, handle.engine, { leaseMs: LEASE_MS, pollMs: 50 });
+      queues.push(q);
+      return q;
+    },
+    async cleanup() {
+      for (const q of queues) await q.close();
+      for (const h of handles) await h.close();
+      await fresh.drop();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function redisHarness(): Promise<Harness> {
+  const prefix = `verdict-test-${randomBytes(6).toString('hex')}`;
+  const queues: RedisQueue[] = [];
+  return {
+    queue() {
+      const q = new RedisQueue({ url: TEST_REDIS_URL!, prefix, leaseMs: LEASE_MS });
+      queues.push(q);
+      return q;
+    },
+    async cleanup() {
+      await queues[0]?.obliterate().catch(() => {});
+      for (const q of queues) await q.close();
+    },
+  };
+}
+
+const kinds = [
+  { name: 'embedded, SQLite', enabled: true, make: () => databaseHarness('sqlite') },
+  {
+    name: 'embedded, PostgreSQL',
+    enabled: Boolean(TEST_DATABASE_URL),
+    make: () => databaseHarness('postgres'),
+  },
+  { name: 'BullMQ, Redis', enabled: Boolean(TEST_REDIS_URL), make: redisHarness },
+];
+
+async function until(predicate: () => boolean, timeoutMs = 8000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!predicate()) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await sleep(20);
+  }
+}
+
+describe.each(kinds)('job queue ($name)', (kind) => {
+  describe.skipIf(!kind.enabled)('the same suite on every implementation', () => {
+    let harness: Harness;
+    const consumers: Consumer[] = [];
+    const consume = (queue: Queue, tasks: TaskDefinition[], concurrency = 4) => {
+      const consumer = queue.consume(tasks, { concurrency });
+      consumers.push(consumer);
+      return consumer;
+    };
+    const setup = async () => {
+      harness = await kind.make();
+      return harness.queue();
+    };
+    afterEach(async () => {
+      for (const c of consumers.splice(0)) await c.stop({ timeoutMs: 100 });
+      await harness?.cleanup();
+    });
+
+    it('runs each job once with its data, and reports readiness and pending work', async () => {
+      const queue = await setup();
+      expect(await queue.ping()).toBe(true);
+      const seen: Array<{ data: unknown; attempt: number }> = [];
+      await queue.enqueue([
+        { name: 'echo', data: { n: 1 } },
+        { name: 'echo', data: { n: 2 } },
+      ]);
+      expect(await queue.pendingCount()).toBe(2);
+      consume(queue, [
+        { name: 'echo', handle: async (job) => void seen.push({ data: job.data, attempt: job.attempt }) },
+      ]);
+      await until(() => seen.length === 2);
+      await sleep(200);
+      expect(seen).toHaveLength(2);
+      expect(seen.map((s) => s.data)).toEqual(expect.arrayContaining([{ n: 1 }, { n: 2 }]));
+      expect(seen.every((s) => s.attempt === 1)).toBe(true);
+      expect(await queue.pendingCount()).toBe(0);
+    });
+
+    it('holds a delayed job until it is due', async () => {
+      const queue = await setup();
+      const ran: number[] = [];
+      const started = Date.now();
+      await queue.enqueue([{ name: 'later', data: null, delayMs: 600 }]);
+      consume(queue, [{ name: 'later', handle: async () => void ran.push(Date.now() - started) }]);
+      await until(() => ran.length === 1);
+      expect(ran[0]).toBeGreaterThanOrEqual(550);
+    });
+
+    it('retries a failing job with backoff, then gives up once and calls onExhausted', async () => {
+      const queue = await setup();
+      const attempts: Array<{ attempt: number; at: number }> = [];
+      const exhausted: JobContext[] = [];
+      await queue.enqueue([{ name: 'flaky', data: { x: 1 }, maxAttempts: 3 }]);
+      consume(queue, [
+        {
+          name: 'flaky',
+          backoffMs: () => 150,
+          handle: async (job) => {
+            attempts.push({ attempt: job.attempt, at: Date.now() });
+            throw new Error('boom');
+          },
+          onExhausted: async (job) => void exhausted.push(job),
+        },
+      ]);
+      await until(() => exhausted.length === 1);
+      await sleep(400);
+      expect(attempts.map((a) => a.attempt)).toEqual([1, 2, 3]);
+      expect(attempts[1]!.at - attempts[0]!.at).toBeGreaterThanOrEqual(140);
+      expect(exhausted).toHaveLength(1);
+      expect(exhausted[0]!.data).toEqual({ x: 1 });
+    });
+
+    it('honours the delay of a RetryLaterError and succeeds on a later attempt', async () => {
+      const queue = await setup();
+      const times: number[] = [];
+      await queue.enqueue([{ name: 'retry-later', data: null, maxAttempts: 5 }]);
+      consume(queue, [
+        {
+          name: 'retry-later',
+          handle: async (job) => {
+            times.push(Date.now());
+            if (job.attempt < 2) throw new RetryLaterError(700, 'come back later');
+          },
+        },
+      ]);
+      await until(() => times.length === 2);
+      expect(times[1]! - times[0]!).toBeGreaterThanOrEqual(650);
+      await sleep(300);
+      expect(times).toHaveLength(2);
+    });
+
+    it('does not retry a PermanentJobError', async () => {
+      const queue = await setup();
+      let runs = 0;
+      const exhausted: unknown[] = [];
+      await queue.enqueue([{ name: 'hopeless', data: null, maxAttempts: 5 }]);
+      consume(queue, [
+        {
+          name: 'hopeless',
+          handle: async () => {
+            runs++;
+            throw new PermanentJobError('cannot work');
+          },
+          onExhausted: async (_job, error) => void exhausted.push(error),
+        },
+      ]);
+      await until(() => exhausted.length === 1);
+      await sleep(300);
+      expect(runs).toBe(1);
+    });
+
+    it('deduplicates a job ID that is still pending', async () => {
+      const queue = await setup();
+      let runs = 0;
+      await queue.enqueue([{ name: 'once', data: null, id: 'same.id', delayMs: 300 }]);
+      await queue.enqueue([{ name: 'once', data: null, id: 'same.id', delayMs: 300 }]);
+      expect(await queue.pendingCount()).toBe(1);
+      consume(queue, [{ name: 'once', handle: async () => void runs++ }]);
+      await until(() => runs === 1);
+      await sleep(500);
+      expect(runs).toBe(1);
+    });
+
+    it('takes up a job again after its worker died without finishing it (lease lapsed)', async () => {
+      const queue = await setup();
+      const started: string[] = [];
+      let release!: () => void;
+      const hang = new Promise<void>((r) => {
+        release = r;
+      });
+      await queue.enqueue([{ name: 'crashy', data: { id: 'c1' }, maxAttempts: 5 }]);
+      const crashed = consume(queue, [
+        {
+          name: 'crashy',
+          handle: async () => {
+            started.push('first');
+            await hang; // never finishes: the "process" dies meanwhile
+          },
+        },
+      ]);
+      await until(() => started.length === 1);
+      await crashed.stop({ force: true }); // like kill -9: no drain, no hand-back
+      const finished: JobContext[] = [];
+      const other = harness.queue(); // another process
+      consume(other, [{ name: 'crashy', handle: async (job) => void finished.push(job) }]);
+      await until(() => finished.length === 1, 10_000);
+      expect(finished[0]!.data).toEqual({ id: 'c1' });
+      release();
+    });
+
+    it('drains: a graceful stop waits for the running job to finish', async () => {
+      const queue = await setup();
+      let done = false;
+      let started = false;
+      await queue.enqueue([{ name: 'slow', data: null }]);
+      const consumer = consume(queue, [
+        {
+          name: 'slow',
+          handle: async () => {
+            started = true;
+            await sleep(400);
+            done = true;
+          },
+        },
+      ]);
+      await until(() => started);
+      await consumer.stop({ timeoutMs: 5000 });
+      expect(done).toBe(true);
+      expect(await queue.pendingCount()).toBe(0);
+    });
+
+    it('runs at most `concurrency` jobs at once', async () => {
+      const queue = await setup();
+      let running = 0;
+      let peak = 0;
+      let finished = 0;
+      await queue.enqueue(Array.from({ length: 8 }, (_, i) => ({ name: 'bounded', data: i })));
+      consume(
+        queue,
+        [
+          {
+            name: 'bounded',
+            handle: async () => {
+              running++;
+              peak = Math.max(peak, running);
+              await sleep(80);
+              running--;
+              finished++;
+            },
+          },
+        ],
+        3,
+      );
+      await until(() => finished === 8);
+      expect(peak).toBeLessThanOrEqual(3);
+      expect(peak).toBeGreaterThanOrEqual(2);
+    });
+  });
+});
