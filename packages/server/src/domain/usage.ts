@@ -1,0 +1,147 @@
+import type { DecisionRecord } from '../storage/repositories/decisions.ts';
+import { total, type UsageRepository, type UsageUnits } from '../storage/repositories/usage.ts';
+import type { DecisionSideWrite } from './decisions.ts';
+import { AppError } from './errors.ts';
+import type { Principal } from './principal.ts';
+import type { ContentType } from './taxonomy.ts';
+
+export type { UsageUnits };
+
+export const units = (partial: Partial<UsageUnits>): UsageUnits => ({
+  text: 0,
+  image: 0,
+  videoFrames: 0,
+  ...partial,
+});
+
+export function unitsOfType(contentType: ContentType, count = 1): UsageUnits {
+  if (contentType === 'image') return units({ image: count });
+  if (contentType === 'video') return units({ videoFrames: count });
+  return units({ text: count });
+}
+
+/** What a stored decision counts: one per text and image, one per video frame; multi-modal items each count. */
+export function unitsOfDecision(d: DecisionRecord): UsageUnits {
+  if (d.contentType !== 'multimodal' && d.contentType !== 'video') return unitsOfType(d.contentType);
+  const out = units({});
+  for (const item of (d.results ?? []) as {
+    contentType?: string;
+    frames?: unknown[];
+    frameNumber?: number;
+  }[]) {
+    if (d.contentType === 'video' || item.frameNumber !== undefined) out.videoFrames++;
+    else if (item.contentType === 'image') out.image++;
+    else if (item.contentType === 'video') out.videoFrames += item.frames?.length ?? 1;
+    else out.text++;
+  }
+  return out;
+}
+
+export const monthOf = (date: Date) => date.toISOString().slice(0, 7);
+
+/** Units already counted by a reservation; they must not be counted again when the decision is stored. */
+const RESERVED = Symbol('usageReserved');
+type Reservable = DecisionRecord & { [RESERVED]?: true };
+
+/** Marks decisions whose units were reserved earlier (e.g. when an async batch was accepted). */
+export function coverDecisions(decisions: DecisionRecord[]): void {
+  for (const d of decisions) (d as Reservable)[RESERVED] = true;
+}
+
+export interface Reservation {
+  /** Marks decisions as covered by this reservation (call before storing them). */
+  cover(decisions: DecisionRecord[]): void;
+  /** Gives the units back when the work failed. Idempotent. */
+  release(): Promise<void>;
+}
+
+const NOTHING_RESERVED: Reservation = { cover() {}, release: async () => {} };
+
+/**
+ * Monthly metering, quotas and trials (decisions §9). Accounts without a quota are metered in the decision's own
+ * transaction (no extra write); accounts with a quota reserve their units atomically before any work is done, so
+ * the quota holds across instances, and get them back if the work fails.
+ */
+export class UsageService {
+  constructor(private readonly repo: UsageRepository) {}
+
+  async reserve(principal: Principal, requested: UsageUnits, now = new Date()): Promise<Reservation> {
+    const { trialEndsAt, monthlyQuota } = principal.account;
+    if (trialEndsAt !== null && Date.parse(trialEndsAt) <= now.getTime()) {
+      throw new AppError('TRIAL_EXPIRED', 'The free trial of this account has ended', { trialEndsAt });
+    }
+    if (monthlyQuota === null || total(requested) === 0) return NOTHING_RESERVED;
+    const month = monthOf(now);
+    if (!(await this.repo.addWithin(principal.accountId, month, requested, monthlyQuota))) {
+      const used = (await this.repo.get(principal.accountId, month)).evaluations;
+      throw new AppError('QUOTA_EXCEEDED', 'The monthly quota of this account is used up', {
+        quota: monthlyQuota,
+        used,
+        requested: total(requested),
+        month,
+      });
+    }
+    let released = false;
+    return {
+      cover: coverDecisions,
+      release: async () => {
+        if (released) return;
+        released = true;
+        await this.repo.subtract(principal.accountId, month, requested);
+      },
+    };
+  }
+
+  /** Counts stored decisions not covered by a reservation, in the same transaction as the decisions. */
+  readonly sideWrite: DecisionSideWrite = async (trx, decisions) => {
+    const month = monthOf(new Date());
+    const byAccount = new Map<string, UsageUnits>();
+    for (const d of decisions) {
+      if ((d as Reservable)[RESERVED]) continue;
+      const sum = byAccount.get(d.accountId) ?? units({});
+      const u = unitsOfDecision(d);
+      sum.text += u.text;
+      sum.image += u.image;
+      sum.videoFrames += u.videoFrames;
+      byAccount.set(d.accountId, sum);
+    }
+    for (const [accountId, u] of byAccount) await this.repo.add(trx, accountId, month, u);
+  };
+
+  async get(principal: Principal, month?: unknown) {
+    let m = monthOf(new Date());
+    if (month !== undefined) {
+      if (typeof month !== 'string' || !/^\d{4}-(0[1-9]|1[0-2])$/.test(month)) {
+        throw new AppError('INVALID_PARAMETER', 'month must look like YYYY-MM', { field: 'month' });
+      }
+      m = month;
+    }
+    const row = await this.repo.get(principal.accountId, m);
+    const quota = principal.account.monthlyQuota;
+    return {
+      accountId: principal.accountId,
+      month: m,
+      evaluations: row.evaluations,
+      breakdown: { text: row.text, image: row.image, videoFrames: row.videoFrames },
+      monthlyQuota: quota,
+      remaining: quota === null ? null : Math.max(0, quota - row.evaluations),
+      trialEndsAt: principal.account.trialEndsAt,
+    };
+  }
+}
+
+/** Runs `work` under a reservation of `requested` units: released if the work throws. */
+export async function withReservation<T>(
+  usage: UsageService,
+  principal: Principal,
+  requested: UsageUnits,
+  work: (reservation: Reservation) => Promise<T>,
+): Promise<T> {
+  const reservation = await usage.reserve(principal, requested);
+  try {
+    return await work(reservation);
+  } catch (error) {
+    await reservation.release();
+    throw error;
+  }
+}
