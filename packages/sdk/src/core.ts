@@ -1,0 +1,292 @@
+import {
+  APIConnectionError,
+  APITimeoutError,
+  APIUserAbortError,
+  errorFromResponse,
+  parseErrorBody,
+  VerdictError,
+} from './errors.ts';
+import { isRetryableStatus, retryDelay } from './retries.ts';
+import type { HttpMethod, PathParams, Paths, QueryParams, RequestBody, ResponseBody } from './types.ts';
+
+export interface ClientOptions {
+  /** API key (`vk_…`); default the `VERDICT_API_KEY` environment variable where there is one. */
+  apiKey?: string;
+  /** Base address of the service; default `VERDICT_URL`, else `http://127.0.0.1:8080`. */
+  baseUrl?: string;
+  /** Retries of 429, 5xx and network failures; default 3. */
+  maxRetries?: number;
+  /** Milliseconds for each attempt, response body included; default 30000. */
+  timeout?: number;
+  /** A `fetch` implementation; default the global one. */
+  fetch?: typeof fetch;
+  /** Headers sent with every request. */
+  defaultHeaders?: Record<string, string>;
+  /** How to wait between attempts; for tests and custom schedulers. Default: a timer. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+}
+
+/** Options of a single call. */
+export interface RequestOptions {
+  /** Idempotency key of an evaluating or creating POST; default a fresh one, reused across its retries. */
+  idempotencyKey?: string;
+  timeout?: number;
+  maxRetries?: number;
+  signal?: AbortSignal;
+  headers?: Record<string, string>;
+}
+
+export interface RawRequest {
+  method: Uppercase<HttpMethod>;
+  path: string;
+  query?: Record<string, string | number | boolean | undefined | null>;
+  body?: unknown;
+  /** Sends an `Idempotency-Key` (decisions §5), the same on every retry. */
+  idempotent?: boolean;
+  headers?: Record<string, string>;
+  /** `blob` for binary responses (evidence JPEGs); default JSON, or text when the response is not JSON. */
+  responseType?: 'json' | 'blob';
+}
+
+/** A successful response: its parsed body, status and headers. */
+export interface RawResponse<T> {
+  data: T;
+  status: number;
+  headers: Headers;
+}
+
+function envVar(name: string): string | undefined {
+  // No Node built-ins: `process` is read only where it exists (Node, Deno, Bun), so browsers are fine.
+  const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env;
+  const value = env?.[name];
+  return value === undefined || value === '' ? undefined : value;
+}
+
+function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** A random idempotency key, from Web Crypto (browsers, Node ≥ 19) or `Math.random` where there is none. */
+export function newIdempotencyKey(): string {
+  const cryptoObj = (globalThis as { crypto?: { randomUUID?: () => string } }).crypto;
+  if (cryptoObj?.randomUUID) return `sdk_${cryptoObj.randomUUID()}`;
+  let hex = '';
+  for (let i = 0; i < 32; i++) hex += Math.floor(Math.random() * 16).toString(16);
+  return `sdk_${hex}`;
+}
+
+function isFormData(body: unknown): body is FormData {
+  return typeof FormData !== 'undefined' && body instanceof FormData;
+}
+
+async function readBody(response: Response, responseType: RawRequest['responseType']): Promise<unknown> {
+  if (response.status === 204) return undefined;
+  if (responseType === 'blob' && response.ok) return response.blob();
+  const text = await response.text();
+  if (text === '') return undefined;
+  const type = response.headers.get('content-type') ?? '';
+  if (type.includes('json')) {
+    try {
+      return JSON.parse(text);
+    } catch {
+      return text;
+    }
+  }
+  return text;
+}
+
+/** Transport: authentication, time-outs, retries with backoff, idempotency keys and typed errors. */
+export class APIClient {
+  readonly baseUrl: string;
+  readonly maxRetries: number;
+  readonly timeout: number;
+  readonly #apiKey: string;
+  readonly #fetch: typeof fetch | undefined;
+  readonly #sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  readonly #headers: Record<string, string>;
+
+  constructor(options: ClientOptions = {}) {
+    const apiKey = options.apiKey ?? envVar('VERDICT_API_KEY');
+    if (!apiKey) {
+      throw new VerdictError({
+        code: 'MISSING_API_KEY',
+        message: 'No API key: pass { apiKey } or set VERDICT_API_KEY',
+      });
+    }
+    this.#apiKey = apiKey;
+    this.baseUrl = (options.baseUrl ?? envVar('VERDICT_URL') ?? 'http://127.0.0.1:8080').replace(/\/+$/, '');
+    this.maxRetries = options.maxRetries ?? 3;
+    this.timeout = options.timeout ?? 30_000;
+    this.#fetch = options.fetch;
+    this.#sleep = options.sleep ?? defaultSleep;
+    this.#headers = options.defaultHeaders ?? {};
+  }
+
+  /** Builds the URL of a path with its query; `undefined` and `null` values are left out. */
+  buildUrl(path: string, query?: RawRequest['query']): string {
+    const url = new URL(this.baseUrl + path);
+    for (const [key, value] of Object.entries(query ?? {})) {
+      if (value !== undefined && value !== null) url.searchParams.set(key, String(value));
+    }
+    return url.toString();
+  }
+
+  /** Sends a request, retrying as documented; resolves with the body of a 2xx response. */
+  async request<T>(req: RawRequest, options: RequestOptions = {}): Promise<T> {
+    return (await this.requestRaw<T>(req, options)).data;
+  }
+
+  async requestRaw<T>(req: RawRequest, options: RequestOptions = {}): Promise<RawResponse<T>> {
+    const maxRetries = options.maxRetries ?? this.maxRetries;
+    const timeout = options.timeout ?? this.timeout;
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      ...this.#headers,
+      ...req.headers,
+      ...options.headers,
+      authorization: `Bearer ${this.#apiKey}`,
+    };
+    let body: RequestInit['body'];
+    if (isFormData(req.body)) body = req.body;
+    else if (req.body !== undefined) {
+      body = JSON.stringify(req.body);
+      headers['content-type'] = 'application/json';
+    }
+    if (req.idempotent) {
+      // One key for the whole operation, so a retry after a lost response cannot evaluate twice. A `requestId`
+      // in the body is the same mechanism and must match the header.
+      const bodyKey = (req.body as { requestId?: unknown } | undefined)?.requestId;
+      headers['idempotency-key'] =
+        options.idempotencyKey ?? (typeof bodyKey === 'string' ? bodyKey : newIdempotencyKey());
+    }
+    const url = this.buildUrl(req.path, req.query);
+
+    for (let retry = 0; ; retry++) {
+      let outcome: { response: Response; body: unknown };
+      try {
+        outcome = await this.#attempt(
+          url,
+          { method: req.method, headers, body },
+          timeout,
+          options.signal,
+          req.responseType,
+        );
+      } catch (error) {
+        if (error instanceof APIUserAbortError) throw error;
+        if (retry < maxRetries) {
+          await this.#wait(retryDelay(retry, null), options.signal);
+          continue;
+        }
+        throw error;
+      }
+      const { response } = outcome;
+      if (response.ok) return { data: outcome.body as T, status: response.status, headers: response.headers };
+      const parsed = parseErrorBody(response.status, outcome.body);
+      if (retry < maxRetries && isRetryableStatus(response.status, parsed.code)) {
+        const retryAfter = response.headers.get('retry-after') ?? parsed.retryAfter?.toString() ?? null;
+        await this.#wait(retryDelay(retry, retryAfter), options.signal);
+        continue;
+      }
+      throw errorFromResponse(response.status, outcome.body, response.headers);
+    }
+  }
+
+  async #wait(ms: number, signal: AbortSignal | undefined): Promise<void> {
+    try {
+      await this.#sleep(ms, signal);
+    } catch (error) {
+      if (signal?.aborted)
+        throw new APIUserAbortError({ code: 'ABORTED', message: 'Request aborted', cause: error });
+      throw error;
+    }
+  }
+
+  /** One attempt: the time-out covers the whole response, body included. */
+  async #attempt(
+    url: string,
+    init: { method: string; headers: Record<string, string>; body: RequestInit['body'] },
+    timeout: number,
+    signal: AbortSignal | undefined,
+    responseType?: RawRequest['responseType'],
+  ): Promise<{ response: Response; body: unknown }> {
+    if (signal?.aborted) throw new APIUserAbortError({ code: 'ABORTED', message: 'Request aborted' });
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, timeout);
+    const onAbort = () => controller.abort();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    const fetchImpl = this.#fetch ?? globalThis.fetch;
+    try {
+      const response = await fetchImpl(url, { ...init, signal: controller.signal });
+      return { response, body: await readBody(response, responseType) };
+    } catch (error) {
+      if (signal?.aborted) {
+        throw new APIUserAbortError({ code: 'ABORTED', message: 'Request aborted', cause: error });
+      }
+      if (timedOut) {
+        throw new APITimeoutError({
+          code: 'TIMEOUT',
+          message: `No complete response within ${timeout} ms`,
+          cause: error,
+        });
+      }
+      const cause = error as { message?: string; cause?: { code?: string; message?: string } };
+      throw new APIConnectionError({
+        code: 'CONNECTION_ERROR',
+        message: `Could not reach ${this.baseUrl}: ${cause.cause?.code ?? cause.cause?.message ?? cause.message ?? String(error)}`,
+        cause: error,
+      });
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /** A typed call of one documented operation: path, parameters, body and result all come from `Paths`. */
+  async call<P extends keyof Paths, M extends HttpMethod>(
+    method: M,
+    path: P,
+    args: {
+      path?: PathParams<P, M>;
+      query?: QueryParams<P, M>;
+      body?: RequestBody<P, M> | FormData;
+      idempotent?: boolean;
+      headers?: Record<string, string>;
+    },
+    options?: RequestOptions,
+  ): Promise<ResponseBody<P, M>> {
+    const params = (args.path ?? {}) as Record<string, string>;
+    const resolved = (path as string).replace(/\{(\w+)\}/g, (_, name: string) => {
+      const value = params[name];
+      if (typeof value !== 'string' || value === '') {
+        throw new VerdictError({ code: 'MISSING_REQUIRED_FIELD', message: `${name} is required` });
+      }
+      return encodeURIComponent(value);
+    });
+    return this.request(
+      {
+        method: method.toUpperCase() as Uppercase<HttpMethod>,
+        path: resolved,
+        query: args.query as RawRequest['query'],
+        body: args.body,
+        idempotent: args.idempotent,
+        headers: args.headers,
+      },
+      options,
+    );
+  }
+}

@@ -1,0 +1,40 @@
+import cliProgress from 'cli-progress';
+import type { CliIO } from './shared.ts';
+
+export interface Progress {
+  update(value: number, total?: number): void;
+  stop(): void;
+}
+
+const NONE: Progress = { update() {}, stop() {} };
+
+/**
+ * A progress bar on stderr, so stdout stays clean for results. Shown when stderr is a terminal, or when forced
+ * with `--progress` (one line per update then, for logs); `--no-progress` hides it.
+ */
+export function progressBar(io: CliIO, mode: boolean | undefined, label: string, total: number): Progress {
+  const force = mode === true;
+  if (mode === false || (!force && !io.stderr.isTTY)) return NONE;
+  const bar = new cliProgress.SingleBar(
+    {
+      stream: io.stderr as NodeJS.WritableStream,
+      format: `${label} [{bar}] {percentage}% | {value}/{total}`,
+      noTTYOutput: force,
+      notTTYSchedule: 500,
+      hideCursor: Boolean(io.stderr.isTTY),
+      clearOnComplete: false,
+      gracefulExit: true,
+    },
+    cliProgress.Presets.shades_classic,
+  );
+  bar.start(total, 0);
+  return {
+    update(value, newTotal) {
+      if (newTotal !== undefined && newTotal !== bar.getTotal()) bar.setTotal(newTotal);
+      bar.update(value);
+    },
+    stop() {
+      bar.stop();
+    },
+  };
+}
