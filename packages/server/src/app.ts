@@ -5,14 +5,21 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import { registerAuth } from './api/plugins/auth.ts';
 import { registerErrorHandling } from './api/plugins/errors.ts';
 import { registerIdempotency } from './api/plugins/idempotency.ts';
+import { registerRateLimits } from './api/plugins/rate-limit.ts';
 import { healthRoutes } from './api/routes/health.ts';
 import { adminRoutes } from './api/routes/v1/admin.ts';
+import { batchRoutes } from './api/routes/v1/batch.ts';
 import { checkRoutes } from './api/routes/v1/checks.ts';
 import { decisionRoutes } from './api/routes/v1/decisions.ts';
+import { multimodalRoutes } from './api/routes/v1/multimodal.ts';
 import { policyRoutes } from './api/routes/v1/policies.ts';
+import { usageRoutes } from './api/routes/v1/usage.ts';
+import { videoRoutes } from './api/routes/v1/video.ts';
+import { webhookRoutes } from './api/routes/v1/webhooks.ts';
 import { Account, ApiKey, Policy } from './api/schemas/admin.ts';
 import { CheckResult, Decision } from './api/schemas/checks.ts';
 import { ErrorBody } from './api/schemas/common.ts';
+import { Webhook } from './api/schemas/webhooks.ts';
 import type { AppContext } from './context.ts';
 import { newId } from './domain/ids.ts';
 
@@ -42,6 +49,7 @@ export async function buildApp(
   const state: AppState = { shuttingDown: false };
 
   for (const schema of [ErrorBody, CheckResult, Decision, Policy, ApiKey, Account]) app.addSchema(schema);
+  app.addSchema(Webhook);
 
   await app.register(swagger, {
     openapi: {
@@ -68,14 +76,20 @@ export async function buildApp(
   });
   registerErrorHandling(app);
   registerAuth(app, ctx);
+  registerRateLimits(app, ctx);
   registerIdempotency(app, ctx);
 
   app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
   await app.register(healthRoutes(ctx, state));
   await app.register(checkRoutes(ctx));
+  await app.register(multimodalRoutes(ctx));
   await app.register(policyRoutes(ctx));
   await app.register(decisionRoutes(ctx));
   await app.register(adminRoutes(ctx));
+  await app.register(usageRoutes(ctx));
+  await app.register(batchRoutes(ctx));
+  await app.register(webhookRoutes(ctx));
+  await app.register(videoRoutes(ctx));
 
   return Object.assign(app, { state }) as unknown as FastifyInstance & { state: AppState };
 }

@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 
 /** Typed, validated service configuration. Secrets are kept apart from the rest (see `Secrets`). */
@@ -12,6 +13,25 @@ export interface Config {
   webhookRetrySchedule: number[] | null;
   logLevel: string;
   shutdownTimeoutMs: number;
+  /** Per-key rate limits: defaults for keys without their own, and what to do when Redis fails. */
+  rateLimit: { enabled: boolean; perMinute: number; burstPerSecond: number; onRedisError: 'open' | 'closed' };
+  /** VERDICT_CA_FILE: PEM file of extra CAs trusted for outbound HTTPS (webhooks, media URLs); read at start. */
+  caFile: string | null;
+  /** VERDICT_JOB_LEASE_MS: a job whose worker died is taken up again after this lease lapses. */
+  jobLeaseMs: number;
+  /** VERDICT_WORKER_CONCURRENCY: jobs (webhook deliveries, batches) one worker runs at once. */
+  workerConcurrency: number;
+  /** VERDICT_IMAGE_WORKERS: image model worker threads; default os.availableParallelism(). */
+  imageWorkers?: number;
+  /** VERDICT_ALLOW_HTTP_MEDIA: also fetch image/video URLs over plain http (development and tests only). */
+  allowHttpMedia?: boolean;
+  /**
+   * VERDICT_IMAGE_PRELOAD (default true): load the image model at start, and report it in /readyz until loaded.
+   * false loads it on the first image instead (quicker starts for tests and text-only deployments).
+   */
+  imagePreload?: boolean;
+  /** VERDICT_EVIDENCE_TTL (default 24h): how long evidence frame URLs of video results stay fetchable. */
+  evidenceTtlMs?: number;
 }
 
 export interface Secrets {
@@ -51,6 +71,15 @@ function parseBoolean(env: Env, name: string, fallback: boolean): boolean {
   throw new ConfigError(name, `expected true or false, got "${raw}"`);
 }
 
+function parseChoice<T extends string>(env: Env, name: string, choices: readonly T[], fallback: T): T {
+  const raw = str(env, name)?.toLowerCase();
+  if (raw === undefined) return fallback;
+  if (!(choices as readonly string[]).includes(raw)) {
+    throw new ConfigError(name, `expected ${choices.join(' or ')}, got "${raw}"`);
+  }
+  return raw as T;
+}
+
 function parseUrl(name: string, raw: string, protocols: string[]): string {
   let url: URL;
   try {
@@ -81,6 +110,19 @@ function parseSchedule(env: Env, name: string): number[] | null {
     throw new ConfigError(name, `expected comma-separated durations like "1s,2s,1m", got "${raw}"`);
   }
   return delays as number[];
+}
+
+function parseEvidenceTtl(env: Env): number {
+  const raw = str(env, 'VERDICT_EVIDENCE_TTL');
+  if (raw === undefined) return 24 * 3_600_000;
+  const ms = parseDuration(raw);
+  if (ms === null || ms < 1000 || ms > 30 * 86_400_000) {
+    throw new ConfigError(
+      'VERDICT_EVIDENCE_TTL',
+      `expected a duration from 1s to 30d like "24h", got "${raw}"`,
+    );
+  }
+  return ms;
 }
 
 /** Reads, validates and defaults every setting of decisions §0. Throws ConfigError with a clear message. */
@@ -124,6 +166,19 @@ export function loadConfig(env: Env = process.env): { config: Config; secrets: S
     webhookRetrySchedule: parseSchedule(env, 'VERDICT_WEBHOOK_RETRY_SCHEDULE'),
     logLevel,
     shutdownTimeoutMs: parseInteger(env, 'VERDICT_SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+    rateLimit: {
+      enabled: parseBoolean(env, 'VERDICT_RATE_LIMITS', true),
+      perMinute: parseInteger(env, 'VERDICT_RATE_LIMIT_PER_MINUTE', 6000, 1, 10_000_000),
+      burstPerSecond: parseInteger(env, 'VERDICT_RATE_LIMIT_BURST_PER_SECOND', 200, 1, 1_000_000),
+      onRedisError: parseChoice(env, 'VERDICT_RATE_LIMIT_ON_REDIS_ERROR', ['open', 'closed'], 'open'),
+    },
+    caFile: str(env, 'VERDICT_CA_FILE') ? path.resolve(str(env, 'VERDICT_CA_FILE')!) : null,
+    jobLeaseMs: parseInteger(env, 'VERDICT_JOB_LEASE_MS', 30_000, 500, 3_600_000),
+    workerConcurrency: parseInteger(env, 'VERDICT_WORKER_CONCURRENCY', 16, 1, 256),
+    imageWorkers: parseInteger(env, 'VERDICT_IMAGE_WORKERS', os.availableParallelism(), 1, 256),
+    allowHttpMedia: parseBoolean(env, 'VERDICT_ALLOW_HTTP_MEDIA', false),
+    imagePreload: parseBoolean(env, 'VERDICT_IMAGE_PRELOAD', true),
+    evidenceTtlMs: parseEvidenceTtl(env),
   };
   return { config, secrets: { bootstrapKey } };
 }

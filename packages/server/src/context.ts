@@ -1,10 +1,23 @@
+import fs from 'node:fs';
+import { Redis } from 'ioredis';
+import { createEventsContext, type EventsContext } from './compose-events.ts';
+import { createVideoEvaluator, createVideoService } from './compose-videos.ts';
 import type { Config, Secrets } from './config.ts';
 import { AccountService } from './domain/accounts.ts';
 import { CheckService } from './domain/checks.ts';
 import { DecisionService, DecisionStore } from './domain/decisions.ts';
 import { EvaluatorRegistry, TextEvaluator } from './domain/evaluators.ts';
+import { ImageEvaluator } from './domain/image-evaluator.ts';
 import { KeyService } from './domain/keys.ts';
+import { MultimodalService } from './domain/multimodal.ts';
 import { PolicyService } from './domain/policies/service.ts';
+import { UsageService } from './domain/usage.ts';
+import type { VideoService } from './domain/videos.ts';
+import type { Queue } from './jobs/queue.ts';
+import { memoryRateLimiter, type RateLimiter, redisRateLimiter } from './limits/rate-limiter.ts';
+import { type ImageFetchOptions, MAX_IMAGE_PIXELS } from './media/image.ts';
+import { ImageModelPool } from './providers/local-image/pool.ts';
+import { LocalImageProvider } from './providers/local-image/provider.ts';
 import { LocalTextProvider } from './providers/local-text.ts';
 import type { Provider } from './providers/provider.ts';
 import { ProviderRegistry } from './providers/registry.ts';
@@ -13,14 +26,23 @@ import { AccountRepository } from './storage/repositories/accounts.ts';
 import { ApiKeyRepository } from './storage/repositories/api-keys.ts';
 import { IdempotencyRepository } from './storage/repositories/idempotency.ts';
 import { PolicyRepository } from './storage/repositories/policies.ts';
+import { UsageRepository } from './storage/repositories/usage.ts';
 
 /** Replacements for tests only; production builds everything from config. */
 export interface ContextOverrides {
   textProvider?: Provider;
+  /** Replaces the bundled image model (no worker pool is started). */
+  imageProvider?: Provider;
+  /** Image URL fetching: e.g. a DNS resolver or CA for tests. */
+  imageFetch?: Partial<ImageFetchOptions>;
+  /** A rate limiter built by the test (e.g. Redis with a unique key prefix). */
+  rateLimiter?: RateLimiter;
+  /** A queue built by the test (e.g. Redis with a unique key prefix). */
+  queue?: Queue;
 }
 
 /** Every long-lived dependency, built once. Routes and tasks receive it and never construct dependencies. */
-export interface AppContext {
+export interface AppContext extends EventsContext {
   config: Config;
   secrets: Secrets;
   database: DatabaseHandle;
@@ -32,6 +54,13 @@ export interface AppContext {
   decisions: DecisionService;
   decisionStore: DecisionStore;
   checks: CheckService;
+  usage: UsageService;
+  rateLimiter: RateLimiter;
+  multimodal: MultimodalService;
+  /** Asynchronous video checks, their progress, results and evidence. */
+  videos: VideoService;
+  /** The bundled image model's worker pool; null when a test replaced the image provider. */
+  imageModel: ImageModelPool | null;
   idempotency: IdempotencyRepository;
   /** Readiness of each part, for /readyz. */
   readiness(): Promise<Record<string, boolean>>;
@@ -53,12 +82,58 @@ export async function createContext(
   const { db } = database;
   const accountRepo = new AccountRepository(db);
   const textProvider = overrides.textProvider ?? new LocalTextProvider();
-  const providers = new ProviderRegistry([textProvider]);
+  const imageModel = overrides.imageProvider
+    ? null
+    : new ImageModelPool({ size: config.imageWorkers, maxPixels: MAX_IMAGE_PIXELS });
+  const imageProvider = overrides.imageProvider ?? new LocalImageProvider(imageModel!);
+  // Loads in the background; /readyz reports it. Without `imagePreload` (tests) it loads on first use.
+  if (config.imagePreload && imageModel) imageModel.start().catch(() => {});
+  const providers = new ProviderRegistry([textProvider, imageProvider]);
   const evaluators = new EvaluatorRegistry();
   evaluators.register(new TextEvaluator(textProvider));
+  evaluators.register(
+    new ImageEvaluator(imageProvider, {
+      allowPrivate: config.allowPrivateUrls,
+      allowHttp: config.allowHttpMedia ?? false,
+      ...(config.caFile && { ca: fs.readFileSync(config.caFile) }),
+      ...overrides.imageFetch,
+    }),
+  );
+  // Video URLs go through the same fetcher settings (and test seams) as image URLs.
+  evaluators.register(createVideoEvaluator(config, imageProvider, overrides.imageFetch));
   const decisionStore = new DecisionStore(db);
   const policies = new PolicyService(new PolicyRepository(db, database.engine));
   const decisions = new DecisionService(decisionStore, config.publicUrl);
+  const usage = new UsageService(new UsageRepository(db));
+  const limitsRedis =
+    !overrides.rateLimiter && config.redisUrl && config.rateLimit.enabled
+      ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false })
+      : null;
+  limitsRedis?.on('error', () => {}); // failures surface per request, as the configured open/closed behaviour
+  // Start with a connection, so the first requests are limited too; if Redis is down, the failure mode applies.
+  if (limitsRedis) await waitForRedis(limitsRedis, 5000);
+  const rateLimiter =
+    overrides.rateLimiter ?? (limitsRedis ? redisRateLimiter(limitsRedis) : memoryRateLimiter());
+  decisionStore.addSideWrite(usage.sideWrite);
+  const checks = new CheckService(policies, evaluators, decisionStore, decisions, usage);
+  const eventsContext = createEventsContext(config, database, {
+    accounts: accountRepo,
+    policies,
+    checks,
+    decisionStore,
+    usage,
+    ...(overrides.queue && { queue: overrides.queue }),
+  });
+  const videos = createVideoService(config, database, {
+    policies,
+    checks,
+    decisionStore,
+    events: eventsContext.events,
+    queue: eventsContext.queue,
+    usage,
+    imageProvider,
+    ...(overrides.imageFetch && { fetch: overrides.imageFetch }),
+  });
   let closed = false;
   return {
     config,
@@ -71,20 +146,41 @@ export async function createContext(
     policies,
     decisions,
     decisionStore,
-    checks: new CheckService(policies, evaluators, decisionStore, decisions),
+    checks,
+    usage,
+    rateLimiter,
+    multimodal: new MultimodalService(policies, evaluators, decisionStore, checks, usage),
+    imageModel,
+    videos,
+    ...eventsContext,
     idempotency: new IdempotencyRepository(db),
     async readiness() {
       const storage = await pingDatabase(db).then(
         () => true,
         () => false,
       );
-      return { storage, models: providers.all().length > 0 && !closed };
+      const queue = await eventsContext.queue.ping();
+      const images = !closed && (imageModel?.isReady() ?? true);
+      return { storage, queue, models: providers.all().length > 0 && !closed, images };
     },
     async close() {
       if (closed) return;
       closed = true;
+      await eventsContext.queue.close();
+      limitsRedis?.disconnect();
       await providers.close();
       await database.close();
     },
   };
+}
+
+function waitForRedis(client: Redis, timeoutMs: number): Promise<void> {
+  if (client.status === 'ready') return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, timeoutMs);
+    client.once('ready', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
 }

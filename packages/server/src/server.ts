@@ -3,20 +3,23 @@ import { type AppState, buildApp } from './app.ts';
 import { bootstrap } from './bootstrap.ts';
 import type { Config, Secrets } from './config.ts';
 import { type AppContext, type ContextOverrides, createContext } from './context.ts';
+import { type RunningWorker, startWorker } from './jobs/worker.ts';
 
 export interface RunningServer {
   app: FastifyInstance & { state: AppState };
   ctx: AppContext;
   url: string;
   firstKey: string | null;
+  /** The background worker, unless started with `worker: false` (API-only, scaled out). */
+  worker: RunningWorker | null;
   stop(): Promise<void>;
 }
 
-/** Starts the API (and, with later modules, the worker) in this process. */
+/** Starts the API and, unless `worker: false`, the background worker in this process. */
 export async function startServer(
   config: Config,
   secrets: Secrets,
-  options: { overrides?: ContextOverrides; logger?: boolean | object } = {},
+  options: { overrides?: ContextOverrides; logger?: boolean | object; worker?: boolean } = {},
 ): Promise<RunningServer> {
   const ctx = await createContext(config, secrets, options.overrides);
   const { firstKey } = await bootstrap(ctx);
@@ -28,12 +31,14 @@ export async function startServer(
     } as object);
   const app = await buildApp(ctx, { logger });
   const address = await app.listen({ port: config.port, host: config.host });
+  const worker = options.worker === false ? null : startWorker(ctx, { log: app.log });
   let stopping: Promise<void> | null = null;
   return {
     app,
     ctx,
     url: address,
     firstKey,
+    worker,
     stop() {
       stopping ??= (async () => {
         app.state.shuttingDown = true;
@@ -42,6 +47,8 @@ export async function startServer(
           await app.close(); // stops accepting, waits for in-flight requests to finish
         } finally {
           clearTimeout(timer);
+          // Drains running jobs (webhook deliveries, batch chunks); what does not finish in time is handed back.
+          await worker?.stop({ timeoutMs: config.shutdownTimeoutMs }).catch(() => {});
           await ctx.close();
         }
       })();

@@ -1,10 +1,13 @@
 import { Command, Option } from 'commander';
 import { bootstrap } from '../bootstrap.ts';
+import { registerClientCommands } from '../cli/index.ts';
 import { type Config, ConfigError, loadConfig, parseDuration, type Secrets } from '../config.ts';
 import { type AppContext, createContext } from '../context.ts';
 import { accountView } from '../domain/accounts.ts';
 import { isAppError } from '../domain/errors.ts';
 import { keyView } from '../domain/keys.ts';
+import { jsonLogger } from '../jobs/logger.ts';
+import { startWorker } from '../jobs/worker.ts';
 import { startServer } from '../server.ts';
 import { migrateToLatest, openDatabase } from '../storage/database.ts';
 
@@ -60,9 +63,10 @@ const program = new Command('verdict')
 program
   .command('serve', { isDefault: true })
   .description('Start the API and background worker in one process (the default command)')
-  .action(async () => {
+  .option('--no-worker', 'API only; run `verdict worker` processes for background jobs (scaled out)')
+  .action(async (opts: { worker: boolean }) => {
     const { config, secrets } = configOrExit();
-    const server = await startServer(config, secrets);
+    const server = await startServer(config, secrets, { worker: opts.worker });
     const log = server.app.log;
     if (config.allowPrivateUrls)
       log.warn('VERDICT_ALLOW_PRIVATE_URLS is on: URLs may reach private addresses');
@@ -87,6 +91,34 @@ program
             process.exit(1);
           },
         );
+      });
+    }
+  });
+
+program
+  .command('worker')
+  .description(
+    'Run only the background worker (webhook deliveries, async batches), for scaled-out deployments',
+  )
+  .action(async () => {
+    const { config, secrets } = configOrExit();
+    const log = jsonLogger(config.logLevel, { role: 'worker' });
+    const ctx = await createContext(config, secrets);
+    const worker = startWorker(ctx, { log });
+    log.info({ queue: ctx.queue.kind }, 'worker started');
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+      process.once(signal, () => {
+        log.info({ signal }, 'shutting down: draining running jobs');
+        worker
+          .stop({ timeoutMs: config.shutdownTimeoutMs })
+          .then(() => ctx.close())
+          .then(
+            () => process.exit(0),
+            (error) => {
+              log.error({ err: error }, 'shutdown failed');
+              process.exit(1);
+            },
+          );
       });
     }
   });
@@ -124,7 +156,10 @@ keys
       const accountId = opts.account ?? (await ctx.accounts.findOperator())!.accountId;
       const rateLimit =
         opts.perMinute || opts.burst
-          ? { perMinute: Number(opts.perMinute ?? 600), burstPerSecond: Number(opts.burst ?? 20) }
+          ? {
+              perMinute: Number(opts.perMinute ?? ctx.config.rateLimit.perMinute),
+              burstPerSecond: Number(opts.burst ?? ctx.config.rateLimit.burstPerSecond),
+            }
           : undefined;
       const { key, record } = await ctx.keys.create(null, {
         name: opts.name,
@@ -164,6 +199,36 @@ keys
                   `${k.id}  ${k.prefix}…${k.last4}  ${k.accountId}  ${k.name}  [${k.scopes.join(',')}]${k.revokedAt ? '  revoked' : ''}${k.expiresAt ? `  expires ${k.expiresAt}` : ''}`,
               )
               .join('\n'),
+      );
+    });
+  });
+keys
+  .command('update <keyId>')
+  .description('Rename a key or set its rate limits (--default-limits restores the service defaults)')
+  .option('--name <name>', 'a new label')
+  .option('--per-minute <n>', 'sustained rate limit per 60 s')
+  .option('--burst <n>', 'burst limit per second')
+  .option('--default-limits', 'remove the per-key override')
+  .option('--json', 'print JSON')
+  .action(async (keyId, opts) => {
+    await withContext(async (ctx) => {
+      let rateLimit: { perMinute: number; burstPerSecond: number } | null | undefined;
+      if (opts.defaultLimits) rateLimit = null;
+      else if (opts.perMinute || opts.burst) {
+        const current = (await ctx.keys.list(null)).find((k) => k.id === keyId)?.rateLimit;
+        rateLimit = {
+          perMinute: Number(opts.perMinute ?? current?.perMinute ?? ctx.config.rateLimit.perMinute),
+          burstPerSecond: Number(
+            opts.burst ?? current?.burstPerSecond ?? ctx.config.rateLimit.burstPerSecond,
+          ),
+        };
+      }
+      const record = await ctx.keys.update(null, keyId, { name: opts.name, rateLimit });
+      print(
+        keyView(record),
+        opts.json,
+        () =>
+          `Updated ${record.id}: ${record.rateLimit ? `${record.rateLimit.perMinute}/min, burst ${record.rateLimit.burstPerSecond}/s` : 'service default limits'}`,
       );
     });
   });
@@ -211,6 +276,7 @@ accounts
             isOperator: true,
             scopes: new Set(['admin']),
             rateLimit: null,
+            account: { monthlyQuota: null, trialEndsAt: null },
           },
           1000,
           0,
@@ -243,6 +309,8 @@ accounts
       print(accountView(account), opts.json, () => `Updated ${account.accountId} (${account.name})`);
     });
   });
+
+registerClientCommands(program);
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   if (isAppError(error)) {

@@ -10,6 +10,8 @@ import type { Policy } from './policies/policy.ts';
 import type { PolicyService } from './policies/service.ts';
 import { type Principal, requireScope } from './principal.ts';
 import { type CategoryName, type ContentType, type Language, POLICY_CATEGORY_NAMES } from './taxonomy.ts';
+import { type UsageService, unitsOfType, withReservation } from './usage.ts';
+import { SYNC_VIDEO_FRAMES } from './video-evaluator.ts';
 
 export interface PreparedCheck {
   contentType: ContentType;
@@ -43,6 +45,7 @@ export class CheckService {
     private readonly evaluators: EvaluatorRegistry,
     private readonly store: DecisionStore,
     private readonly decisions: DecisionService,
+    private readonly usage: UsageService,
   ) {}
 
   /**
@@ -108,6 +111,7 @@ export class CheckService {
       replayOf: null,
       request,
       latency: round(performance.now() - started),
+      ...(evaluation.media && { media: evaluation.media }),
     });
   }
 
@@ -119,9 +123,19 @@ export class CheckService {
   ): Promise<DecisionRecord> {
     const started = performance.now();
     const prepared = await this.prepare(principal, body);
-    const record = await this.evaluate(principal, prepared, { ...options, started });
-    await this.store.save([record]);
-    return record;
+    // A video is judged on a fixed frame budget; each frame counts one unit (decisions §9).
+    const count = prepared.contentType === 'video' ? SYNC_VIDEO_FRAMES : 1;
+    return withReservation(
+      this.usage,
+      principal,
+      unitsOfType(prepared.contentType, count),
+      async (reservation) => {
+        const record = await this.evaluate(principal, prepared, { ...options, started });
+        reservation.cover([record]);
+        await this.store.save([record]);
+        return record;
+      },
+    );
   }
 
   /** Applies a policy to mock scores; no provider is called and nothing is stored (interface §4.2). */
@@ -184,6 +198,29 @@ export class CheckService {
         decisionId,
       });
     }
+    const reservation = await this.usage.reserve(
+      principal,
+      unitsOfType(original.contentType === 'image' ? 'image' : 'text'),
+    );
+    try {
+      const record = await this.replayWith(original, policy, principal, options.requestId, started);
+      reservation.cover([record]);
+      await this.store.save([record]);
+      return record;
+    } catch (error) {
+      await reservation.release();
+      throw error;
+    }
+  }
+
+  private async replayWith(
+    original: DecisionRecord,
+    policy: Policy,
+    principal: Principal,
+    requestId: string | null,
+    started: number,
+  ): Promise<DecisionRecord> {
+    const decisionId = original.decisionId;
     const evaluated = new Set(original.evaluated);
     const covered = Object.keys(policy.categories).every(
       (c) => evaluated.has(c as CategoryName) || !this.judgeable(original, c as CategoryName),
@@ -198,7 +235,8 @@ export class CheckService {
       language: original.language,
     };
     if (!covered) {
-      const evaluator = this.evaluators.get(original.contentType);
+      // Multi-modal decisions were refused before getting here.
+      const evaluator = this.evaluators.get(original.contentType as ContentType);
       const prepared = evaluator.fromStored?.(original.content) ?? null;
       if (!prepared) {
         throw new AppError(
@@ -227,7 +265,7 @@ export class CheckService {
       evaluated: source.evaluated,
       highlights: source.highlights,
     });
-    const record = this.record(principal, policy, outcome, {
+    return this.record(principal, policy, outcome, {
       content: original.content,
       contentType: original.contentType,
       rawScores: source.rawScores,
@@ -237,16 +275,15 @@ export class CheckService {
       cost: source.cost,
       language: source.language,
       metadata: original.metadata,
-      requestId: options.requestId,
+      requestId,
       replayOf: original.decisionId,
+      ...(original.media && { media: original.media }),
       request: {
         path: (original.request as { path?: string }).path ?? '/v1/check',
         body: { ...((original.request as { body?: object }).body ?? {}), policyId: policy.policyId },
       },
       latency: round(performance.now() - started),
     });
-    await this.store.save([record]);
-    return record;
   }
 
   /** Whether the original's provider could have judged `category` at all (so a missing score means "not stored"). */

@@ -1,6 +1,7 @@
 import type { Provider, ProviderResult } from '../providers/provider.ts';
 import { validateText } from './content.ts';
 import { AppError } from './errors.ts';
+import type { MediaRef } from './media.ts';
 import type { ContentType, Language } from './taxonomy.ts';
 
 /** Content validated and ready to evaluate; `stored` is what the decision record keeps (text, or a reference). */
@@ -13,6 +14,8 @@ export interface PreparedContent {
 export interface Evaluation {
   provider: string;
   result: ProviderResult;
+  /** The media evaluated (images by reference and fingerprint), stored with the decision. */
+  media?: MediaRef[];
 }
 
 /**

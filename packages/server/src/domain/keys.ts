@@ -96,6 +96,7 @@ export class KeyService {
         scopes: new Set(record.scopes as Scope[]),
         isOperator: record.isOperator,
         rateLimit: record.rateLimit,
+        account: { monthlyQuota: record.monthlyQuota, trialEndsAt: record.trialEndsAt },
       },
     };
   }
@@ -171,6 +172,29 @@ export class KeyService {
       throw new AppError('KEY_NOT_FOUND', `API key ${id} does not exist`, { id });
     }
     await this.keys.revoke(id, new Date().toISOString());
+    return (await this.keys.get(id))!;
+  }
+
+  /** Changes a key's name or its rate-limit override (null = the service defaults). */
+  async update(
+    principal: Principal | null,
+    id: string,
+    input: { name?: unknown; rateLimit?: unknown },
+  ): Promise<ApiKeyRecord> {
+    const record = await this.keys.get(id);
+    if (principal) requireScope(principal, 'admin');
+    if (!record || (principal && !principal.isOperator && record.accountId !== principal.accountId)) {
+      throw new AppError('KEY_NOT_FOUND', `API key ${id} does not exist`, { id });
+    }
+    if (input.name !== undefined) {
+      if (typeof input.name !== 'string' || input.name.trim() === '') {
+        throw new AppError('INVALID_PARAMETER', 'name must be a non-empty string', { field: 'name' });
+      }
+    }
+    await this.keys.update(id, {
+      ...(input.name !== undefined && { name: (input.name as string).trim().slice(0, 200) }),
+      ...(input.rateLimit !== undefined && { rateLimit: validateRateLimit(input.rateLimit) }),
+    });
     return (await this.keys.get(id))!;
   }
 

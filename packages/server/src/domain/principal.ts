@@ -18,6 +18,8 @@ export interface Principal {
   scopes: ReadonlySet<Scope>;
   isOperator: boolean;
   rateLimit: { perMinute: number; burstPerSecond: number } | null;
+  /** The account's quota and trial, read with the key so that checks need no extra query. */
+  account: { monthlyQuota: number | null; trialEndsAt: string | null };
 }
 
 export function hasScope(principal: Principal, scope: Scope): boolean {

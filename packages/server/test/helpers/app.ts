@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.ts';
 import { bootstrap } from '../../src/bootstrap.ts';
-import type { Config } from '../../src/config.ts';
+import { type Config, loadConfig } from '../../src/config.ts';
 import { type AppContext, type ContextOverrides, createContext } from '../../src/context.ts';
 import { type Engine, freshDatabase, tempDir } from './databases.ts';
 
@@ -23,25 +23,20 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
+/** The configuration `npm start` would build, pointed at a temp dir and database; `extra` overrides any setting. */
 export function testConfig(
   dataDir: string,
   database: Config['database'],
   extra: Partial<Config> = {},
 ): Config {
+  const { config } = loadConfig({ VERDICT_DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
   return {
+    ...config,
     port: 0,
-    host: '127.0.0.1',
-    dataDir,
     publicUrl: 'http://127.0.0.1:8080',
     database,
-    redisUrl: null,
-    allowPrivateUrls: false,
-    webhookRetrySchedule: null,
-    logLevel: 'silent',
     shutdownTimeoutMs: 5000,
-    caFile: null,
-    jobLeaseMs: 30_000,
-    workerConcurrency: 16,
+    imagePreload: false,
     ...extra,
   };
 }

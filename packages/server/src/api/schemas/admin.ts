@@ -62,6 +62,11 @@ export const KeyBody = Type.Object({
   rateLimit: Type.Optional(Type.Union([RateLimit, Type.Null()])),
 });
 
+export const KeyUpdateBody = Type.Object({
+  name: Type.Optional(Type.String()),
+  rateLimit: Type.Optional(Type.Union([RateLimit, Type.Null()])),
+});
+
 export const Account = Type.Object(
   {
     accountId: Type.String(),

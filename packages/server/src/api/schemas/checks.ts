@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { Action, CategoryResult, Metadata } from './common.ts';
+import { MediaList } from './media.ts';
 
 export const CheckBody = Type.Object({
   content: Type.String({ description: 'Text, or an image as base64, data URI or https URL' }),
@@ -32,6 +33,7 @@ export const CheckResult = Type.Object(
     timestamp: Type.String({ format: 'date-time' }),
     replayOf: Type.Optional(Type.String()),
     results: Type.Optional(Type.Array(Type.Unknown())),
+    media: Type.Optional(MediaList),
   },
   { $id: 'CheckResult' },
 );
@@ -72,6 +74,7 @@ export const Decision = Type.Object(
     timestamp: Type.String({ format: 'date-time' }),
     replayOf: Type.Union([Type.String(), Type.Null()]),
     results: Type.Optional(Type.Array(Type.Unknown())),
+    media: Type.Optional(MediaList),
   },
   { $id: 'Decision' },
 );

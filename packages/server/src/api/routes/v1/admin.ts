@@ -5,7 +5,7 @@ import { accountView } from '../../../domain/accounts.ts';
 import { keyView } from '../../../domain/keys.ts';
 import { parsePagination } from '../../pagination.ts';
 import { principalOf } from '../../plugins/auth.ts';
-import { AccountBody, KeyBody } from '../../schemas/admin.ts';
+import { AccountBody, KeyBody, KeyUpdateBody } from '../../schemas/admin.ts';
 import { errorResponses, Pagination } from '../../schemas/common.ts';
 
 /** API keys and accounts (decisions §9). */
@@ -64,6 +64,24 @@ export const adminRoutes =
         const record = await ctx.keys.revoke(principalOf(request), request.params.id);
         return { id: record.id, revoked: true as const };
       },
+    );
+
+    app.patch(
+      '/v1/keys/:id',
+      {
+        schema: {
+          tags: ['keys'],
+          summary:
+            'Rename a key or set its rate-limit override (rateLimit: null restores the service defaults)',
+          params: Type.Object({ id: Type.String() }),
+          body: KeyUpdateBody,
+          response: { 200: Type.Ref('ApiKey'), ...errorResponses(400, 401, 403, 404, 422, 429) },
+        },
+      },
+      async (request) =>
+        keyView(
+          await ctx.keys.update(principalOf(request), request.params.id, (request.body ?? {}) as never),
+        ),
     );
 
     app.post(

@@ -1,0 +1,104 @@
+/**
+ * Text-model benchmark: Verdict's bundled classifier vs obscenity, bad-words and leo-profanity on the same texts.
+ *   node --import tsx bench/text-model.ts
+ * Quality: TweetEval offensive TEST split (= OLID test, never trained on). Speed: those texts padded to 280 chars.
+ */
+import { statSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Filter } from 'bad-words';
+import leo from 'leo-profanity';
+import { englishDataset, englishRecommendedTransformers, RegExpMatcher } from 'obscenity';
+import { DEFAULT_WEIGHTS_URL, loadTextModel } from '../packages/text-model/src/index.ts';
+import { readCsvGz } from '../packages/text-model/training/csv.ts';
+import { datasetsDir } from '../packages/text-model/training/data.ts';
+
+const rssBefore = process.memoryUsage().rss;
+let t = performance.now();
+const model = loadTextModel();
+const loadMs = performance.now() - t;
+const rssAfterLoad = process.memoryUsage().rss;
+
+const rows = readCsvGz(`${datasetsDir()}/tweeteval_hate_offensive/offensive_test.csv.gz`);
+const texts = rows.map((r) => r.text!);
+const labels = rows.map((r) => (r.label === '1' ? 1 : 0));
+const texts280 = texts.map((x) => {
+  let s = x;
+  while (s.length < 280) s += ` ${x}`;
+  return s.slice(0, 280);
+});
+
+const obscenity = new RegExpMatcher({ ...englishDataset.build(), ...englishRecommendedTransformers });
+const badWords = new Filter();
+
+const systems: [string, (s: string) => boolean][] = [
+  ['verdict (toxicity ≥ 0.5)', (s) => model.classify(s, { language: 'en' }).scores.toxicity >= 0.5],
+  ['verdict (profanity ≥ 0.5)', (s) => model.classify(s, { language: 'en' }).scores.profanity >= 0.5],
+  ['obscenity', (s) => obscenity.hasMatch(s)],
+  ['bad-words', (s) => badWords.isProfane(s)],
+  ['leo-profanity', (s) => leo.check(s)],
+];
+
+function throughput(fn: (s: string) => unknown, minMs = 1500): number {
+  for (let i = 0; i < 200; i++) fn(texts280[i % texts280.length]!);
+  let n = 0;
+  const start = performance.now();
+  while (performance.now() - start < minMs) {
+    for (const s of texts280) fn(s);
+    n += texts280.length;
+  }
+  return (n / (performance.now() - start)) * 1000;
+}
+
+console.log(
+  `TweetEval offensive test: ${texts.length} texts (${labels.filter((y) => y === 1).length} offensive)\n`,
+);
+console.log('| system | precision | recall | F1 | macro-F1 | texts/s (280 chars, 1 core) |');
+console.log('|---|---|---|---|---|---|');
+let verdictTps = 0;
+for (const [name, fn] of systems) {
+  let tp = 0;
+  let fp = 0;
+  let fn_ = 0;
+  let tn = 0;
+  texts.forEach((s, i) => {
+    const p = fn(s);
+    if (p && labels[i]) tp++;
+    else if (p) fp++;
+    else if (labels[i]) fn_++;
+    else tn++;
+  });
+  const prec = tp / Math.max(1, tp + fp);
+  const rec = tp / Math.max(1, tp + fn_);
+  const f1 = prec + rec ? (2 * prec * rec) / (prec + rec) : 0;
+  const pn = tn / Math.max(1, tn + fn_);
+  const rn = tn / Math.max(1, tn + fp);
+  const f1n = pn + rn ? (2 * pn * rn) / (pn + rn) : 0;
+  const tps = throughput(fn);
+  if (name.startsWith('verdict (tox')) verdictTps = tps;
+  console.log(
+    `| ${name} | ${prec.toFixed(3)} | ${rec.toFixed(3)} | ${f1.toFixed(3)} | ${((f1 + f1n) / 2).toFixed(3)} | ${Math.round(tps).toLocaleString('en-US')} |`,
+  );
+}
+const autoTps = throughput((s) => model.classify(s, { language: 'auto' }), 1000);
+console.log(
+  `\nverdict with language 'auto' (tinyld detection per text): ${Math.round(autoTps).toLocaleString('en-US')} texts/s`,
+);
+
+const big = texts.join(' ').repeat(10).slice(0, 32768);
+for (let i = 0; i < 10; i++) model.classify(big);
+t = performance.now();
+const reps = 50;
+for (let i = 0; i < reps; i++) model.classify(big);
+const bigMs = (performance.now() - t) / reps;
+
+const weightsPath = fileURLToPath(DEFAULT_WEIGHTS_URL);
+console.log(`\n32 KB text: ${bigMs.toFixed(2)} ms per classify (with highlights)`);
+console.log(
+  `load: ${loadMs.toFixed(0)} ms; weights ${(statSync(weightsPath).size / 1e6).toFixed(2)} MB (${weightsPath})`,
+);
+console.log(
+  `RSS: ${(process.memoryUsage().rss / 1e6).toFixed(0)} MB now (model load added ${((rssAfterLoad - rssBefore) / 1e6).toFixed(0)} MB; includes tsx and the three baselines)`,
+);
+console.log(
+  `verdict toxicity throughput ratio vs 20,000 texts/s target: ${(verdictTps / 20000).toFixed(2)}×`,
+);

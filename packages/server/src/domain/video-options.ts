@@ -1,0 +1,88 @@
+import { AppError } from './errors.ts';
+
+/** decisions §8: frame interval in seconds (default 1, minimum 0.1); frames default 60, at most 600. */
+export const VIDEO_DEFAULTS = {
+  frameInterval: 1,
+  minFrameInterval: 0.1,
+  maxFrameInterval: 3600,
+  maxFrames: 60,
+  maxFramesLimit: 600,
+  maxDurationSeconds: 300,
+  maxDurationLimit: 3600,
+} as const;
+
+export interface VideoOptions {
+  frameInterval: number;
+  maxFrames: number;
+  maxDurationSeconds: number;
+}
+
+const present = (v: unknown) => v !== undefined && v !== null && v !== '';
+
+/** Numbers arrive as JSON numbers, or as strings from multipart form fields. */
+function numeric(value: unknown, field: string, allowStrings: boolean): number {
+  const n = typeof value === 'string' && allowStrings && value.trim() !== '' ? Number(value) : value;
+  if (typeof n !== 'number' || !Number.isFinite(n)) {
+    throw new AppError('INVALID_PARAMETER', `${field} must be a number`, { field });
+  }
+  return n;
+}
+
+function inRange(n: number, field: string, min: number, max: number, integer: boolean): number {
+  if ((integer && !Number.isInteger(n)) || n < min || n > max) {
+    throw new AppError(
+      'INVALID_PARAMETER',
+      `${field} must be ${integer ? 'an integer' : 'a number'} from ${min} to ${max}`,
+      { field, min, max },
+    );
+  }
+  return n;
+}
+
+/**
+ * Parses `extractionStrategy` (`frameInterval`, `maxFrames`) and `maxDurationSeconds`. `fromForm`: values may be
+ * strings (multipart fields).
+ */
+export function parseVideoOptions(
+  input: { frameInterval?: unknown; maxFrames?: unknown; maxDurationSeconds?: unknown },
+  options: { fromForm?: boolean; prefix?: string } = {},
+): VideoOptions {
+  const form = options.fromForm ?? false;
+  const prefix = options.prefix ?? '';
+  const d = VIDEO_DEFAULTS;
+  return {
+    frameInterval: present(input.frameInterval)
+      ? inRange(
+          numeric(input.frameInterval, `${prefix}frameInterval`, form),
+          `${prefix}frameInterval`,
+          d.minFrameInterval,
+          d.maxFrameInterval,
+          false,
+        )
+      : d.frameInterval,
+    maxFrames: present(input.maxFrames)
+      ? inRange(
+          numeric(input.maxFrames, `${prefix}maxFrames`, form),
+          `${prefix}maxFrames`,
+          1,
+          d.maxFramesLimit,
+          true,
+        )
+      : d.maxFrames,
+    maxDurationSeconds: present(input.maxDurationSeconds)
+      ? inRange(
+          numeric(input.maxDurationSeconds, 'maxDurationSeconds', form),
+          'maxDurationSeconds',
+          1,
+          d.maxDurationLimit,
+          false,
+        )
+      : d.maxDurationSeconds,
+  };
+}
+
+/** Frames sampled at 0, interval, 2 × interval, … within the duration, capped at maxFrames. */
+export function plannedFrames(durationSeconds: number, options: VideoOptions): number {
+  const covered = Math.min(durationSeconds, options.maxDurationSeconds);
+  return Math.max(1, Math.min(options.maxFrames, Math.ceil(covered / options.frameInterval - 1e-9)));
+}

@@ -1,0 +1,301 @@
+import { D_EMAIL, D_MONEY, D_PHONE, D_SHOUT, D_URL, FLAG_TO_DENSE, LEX, N_DENSE } from './constants.ts';
+import { fmix, hashStep } from './hash.ts';
+import type { Lexicon } from './lexicon.ts';
+import { TF_CJK, TF_EMOJI, TF_MENTION, TF_NUMBER, type Tokenizer } from './tokenize.ts';
+
+const SEED_WORD = 0x2f6b1a37;
+const SEED_BIGRAM = 0x51ed270b;
+const SEED_CHAR = 0x1b873593;
+const SEED_NUM = 0x7feb352d;
+const SEED_CAPS = 0x68e31da4;
+const BOS = 2;
+const EOS = 3;
+/** Char n-grams are taken from the first MAX_GRAM_CHARS characters of a token. */
+const MAX_GRAM_CHARS = 20;
+
+/** Feature counts below this are treated as this many, so very short texts are not over-amplified. */
+export const MIN_NORM_FEATURES = 16;
+
+/** Rule flags (bits above the lexicon flags) attached to tokens. */
+export const R_URL = 1 << 16;
+export const R_PHONE = 1 << 17;
+export const R_MONEY = 1 << 18;
+export const R_EMAIL = 1 << 19;
+
+const RE_URL_SCHEME = /(?:https?:\/\/|www\.)\S+/y;
+/** after a '.': a common TLD, then an optional path */
+const RE_TLD = /(?:com|net|org|ly|io|co|info|biz|xyz|ru|me|tk|top|click|link|gl|gd|cc|us|uk)\b(?:\/\S*)?/iy;
+const RE_PHONE = /(?:\+|\b)\d(?:[\d \t().-]{7,15})\d\b/g;
+const RE_MONEY = /[$£€¥₹]\s?\d|\b\d[\d,.]*\s?(?:\$|£|€|usd|eur|gbp|dollars?|euros?|pounds?|bucks)\b/gi;
+const RE_EMAIL_DOMAIN = /[\w-]+\.[\w.-]*\w/y;
+
+/**
+ * Per-text feature state: hashed feature indices grouped by token, lexicon/rule flags per token, and the
+ * highlight end per token (phrases and URLs highlight more than one token).
+ */
+export class FeatureExtractor {
+  readonly shift: number;
+  idx = new Int32Array(4096);
+  /** tokFeatStart[t]..tokFeatStart[t+1] are token t's features in idx */
+  tokFeatStart = new Int32Array(257);
+  /** tokCharStart[t]..tokFeatStart[t+1] are token t's char n-gram features (the rest are word-level) */
+  tokCharStart = new Int32Array(256);
+  tokFlags = new Int32Array(256);
+  hlEnd = new Int32Array(256);
+  shout = 0;
+  private langBit = 1;
+
+  constructor(
+    readonly tok: Tokenizer,
+    readonly lex: Lexicon | null,
+    bits: number,
+  ) {
+    this.shift = 32 - bits;
+  }
+
+  /** Tokenizes and extracts features for the whole text. Returns the token count. */
+  run(text: string, lang: string, langBit: number): number {
+    const tok = this.tok;
+    this.langBit = langBit;
+    const nTok = tok.run(text, lang, langBit);
+    if (this.tokFlags.length < nTok + 1) {
+      const k = Math.max(nTok + 1, this.tokFlags.length * 2);
+      this.tokFlags = new Int32Array(k);
+      this.hlEnd = new Int32Array(k);
+      this.tokFeatStart = new Int32Array(k + 1);
+      this.tokCharStart = new Int32Array(k);
+    }
+    const flags = this.tokFlags;
+    const hlEnd = this.hlEnd;
+    const lex = this.lex;
+    for (let t = 0; t < nTok; t++) {
+      const li = tok.tLex[t]!;
+      flags[t] = li >= 0 && lex !== null ? lex.flags[li]! : 0;
+      hlEnd[t] = tok.oE[t]!;
+    }
+    if (lex !== null && lex.maxPhraseTokens > 1) this.matchPhrases(nTok);
+    this.applyRules(text, nTok);
+    this.hashFeatures(text, nTok);
+    return nTok;
+  }
+
+  private matchPhrases(nTok: number): void {
+    const tok = this.tok;
+    const lex = this.lex!;
+    const tH = tok.tH;
+    for (let t = 0; t < nTok; t++) {
+      const list = lex.phrasesStartingWith(tH[t]!);
+      if (list === undefined) continue;
+      for (const { entry, hashes } of list) {
+        const m = hashes.length;
+        if (t + m > nTok || (lex.langs[entry]! & this.langBit) === 0) continue;
+        let ok = true;
+        for (let k = 1; k < m; k++) {
+          if (tH[t + k] !== hashes[k]) {
+            ok = false;
+            break;
+          }
+        }
+        if (ok) {
+          this.tokFlags[t]! |= lex.flags[entry]!;
+          this.hlEnd[t] = Math.max(this.hlEnd[t]!, tok.oE[t + m - 1]!);
+        }
+      }
+    }
+  }
+
+  private applyRules(text: string, nTok: number): void {
+    this.shout = 0;
+    if (nTok === 0) return;
+    // Cheap pre-checks keep the regexes off most texts.
+    let hasDot = false;
+    let digits = 0;
+    let at = false;
+    let money = false;
+    let upper = 0;
+    let lower = 0;
+    const len = text.length;
+    for (let i = 0; i < len; i++) {
+      const c = text.charCodeAt(i);
+      if (c === 46) hasDot = true;
+      else if (c >= 48 && c <= 57) digits++;
+      else if (c === 64) at = true;
+      else if (c >= 65 && c <= 90) upper++;
+      else if (c >= 97 && c <= 122) lower++;
+      else if (c === 36 || c === 163 || c === 8364 || c === 165 || c === 8377) money = true;
+    }
+    if (upper >= 8 && upper > 2 * lower) this.shout = 1;
+    if (hasDot) this.markUrls(text, nTok);
+    if (digits >= 9) this.markRegex(text, RE_PHONE, R_PHONE, nTok);
+    if (money || digits > 0) this.markRegex(text, RE_MONEY, R_MONEY, nTok);
+    if (at && hasDot) this.markEmails(text, nTok);
+  }
+
+  /**
+   * URLs: scheme/www prefixes, and bare domains with a common TLD. Anchored on '.', 'http' and 'www' with sticky
+   * regexes, so long texts are not scanned by a backtracking regex at every position.
+   */
+  private markUrls(text: string, nTok: number): void {
+    let covered = -1;
+    for (const prefix of ['http', 'www.', 'HTTP', 'WWW.']) {
+      for (let p = text.indexOf(prefix); p >= 0; p = text.indexOf(prefix, p + 1)) {
+        RE_URL_SCHEME.lastIndex = p;
+        const m = RE_URL_SCHEME.exec(text);
+        if (m !== null) this.markSpan(p, p + m[0].length, R_URL, nTok);
+      }
+    }
+    for (let d = text.indexOf('.'); d >= 0; d = text.indexOf('.', d + 1)) {
+      if (d <= covered) continue;
+      let s = d;
+      while (s > 0 && isDomainChar(text.charCodeAt(s - 1))) s--;
+      if (d - s < 2 || (s > 0 && isWordChar(text.charCodeAt(s - 1)))) continue;
+      RE_TLD.lastIndex = d + 1;
+      const m = RE_TLD.exec(text);
+      if (m === null) continue;
+      covered = d + 1 + m[0].length;
+      this.markSpan(s, covered, R_URL, nTok);
+    }
+  }
+
+  /** E-mail addresses, anchored on '@'. */
+  private markEmails(text: string, nTok: number): void {
+    for (let p = text.indexOf('@'); p >= 0; p = text.indexOf('@', p + 1)) {
+      let s = p;
+      while (s > 0 && isEmailLocalChar(text.charCodeAt(s - 1))) s--;
+      if (s === p) continue;
+      RE_EMAIL_DOMAIN.lastIndex = p + 1;
+      const m = RE_EMAIL_DOMAIN.exec(text);
+      if (m !== null) this.markSpan(s, p + 1 + m[0].length, R_EMAIL, nTok);
+    }
+  }
+
+  private markRegex(text: string, re: RegExp, flag: number, nTok: number): void {
+    re.lastIndex = 0;
+    const oS = this.tok.oS;
+    const oE = this.tok.oE;
+    for (let m = re.exec(text); m !== null; m = re.exec(text)) {
+      this.markSpan(m.index, m.index + m[0].length, flag, nTok);
+      if (m[0].length === 0) re.lastIndex++;
+    }
+  }
+
+  /** Flags the first token overlapping [start, end) and extends its highlight to the end of the match. */
+  private markSpan(start: number, end: number, flag: number, nTok: number): void {
+    const oS = this.tok.oS;
+    const oE = this.tok.oE;
+    let lo = 0;
+    let hi = nTok;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (oE[mid]! <= start) lo = mid + 1;
+      else hi = mid;
+    }
+    if (lo < nTok && oS[lo]! < end) {
+      this.tokFlags[lo]! |= flag;
+      this.hlEnd[lo] = Math.max(this.hlEnd[lo]!, end);
+    }
+  }
+
+  private hashFeatures(text: string, nTok: number): void {
+    const tok = this.tok;
+    const cps = tok.cps;
+    const shift = this.shift;
+    let idx = this.idx;
+    let w = 0;
+    let prevH = 0x3c3c3c3c;
+    const starts = this.tokFeatStart;
+    for (let t = 0; t < nTok; t++) {
+      starts[t] = w;
+      const s = tok.tS[t]!;
+      const e = tok.tE[t]!;
+      const len = e - s;
+      const need = w + 4 * Math.min(len, MAX_GRAM_CHARS) + 16;
+      if (need > idx.length) {
+        const b = new Int32Array(Math.max(need, idx.length * 2));
+        b.set(idx);
+        idx = b;
+        this.idx = b;
+      }
+      const h = tok.tH[t]!;
+      const f = tok.tFlag[t]!;
+      const wi = fmix(h ^ SEED_WORD) >>> shift;
+      const bi = fmix(Math.imul(prevH, 0x9e3779b1) ^ h ^ SEED_BIGRAM) >>> shift;
+      idx[w++] = wi;
+      idx[w++] = bi;
+      prevH = h;
+      if ((f & TF_NUMBER) !== 0) {
+        idx[w++] = fmix(SEED_NUM + Math.min(len, 12)) >>> shift;
+        this.tokCharStart[t] = w;
+        continue;
+      }
+      if ((f & (TF_MENTION | TF_EMOJI)) !== 0) {
+        this.tokCharStart[t] = w;
+        continue;
+      }
+      // ALL-CAPS words ("FREE", "WINNER") are a spam and shouting cue lost by lower-casing.
+      const os = tok.oS[t]!;
+      const oe = tok.oE[t]!;
+      if (oe - os >= 2) {
+        let up = 0;
+        let low = 0;
+        for (let i = os; i < oe; i++) {
+          const c = text.charCodeAt(i);
+          if (c >= 65 && c <= 90) up++;
+          else if (c >= 97 && c <= 122) low++;
+        }
+        if (up >= 2 && low === 0) idx[w++] = fmix(SEED_CAPS) >>> shift;
+      }
+      this.tokCharStart[t] = w;
+      const cjk = (f & TF_CJK) !== 0;
+      const minN = cjk ? 1 : 2;
+      const maxN = cjk ? 3 : 5;
+      // code points of "<token>" with boundary markers, truncated
+      const m = Math.min(len, MAX_GRAM_CHARS);
+      const total = m + 2;
+      for (let i = 0; i < total; i++) {
+        let g = SEED_CHAR;
+        const lim = Math.min(total, i + maxN);
+        for (let j = i; j < lim; j++) {
+          const c = j === 0 ? BOS : j === total - 1 ? EOS : cps[s + j - 1]!;
+          g = hashStep(g, c);
+          if (j - i + 1 >= minN) idx[w++] = fmix(g) >>> shift;
+        }
+      }
+    }
+    starts[nTok] = w;
+  }
+}
+
+function isWordChar(c: number): boolean {
+  return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
+}
+
+function isDomainChar(c: number): boolean {
+  return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 45;
+}
+
+function isEmailLocalChar(c: number): boolean {
+  return isWordChar(c) || c === 46 || c === 43 || c === 45;
+}
+
+/** Dense feature value for a count of hits inside a window. */
+export function denseValue(count: number): number {
+  return count <= 0 ? 0 : count === 1 ? 1 : count === 2 ? 1.5 : 2;
+}
+
+/** Accumulates dense-feature hit counts of tokens [a, b) into `out` (length N_DENSE). */
+export function denseCounts(flags: Int32Array, a: number, b: number, shout: number, out: Float64Array): void {
+  out.fill(0);
+  for (let t = a; t < b; t++) {
+    const f = flags[t]!;
+    if (f === 0) continue;
+    if ((f & LEX.DECODE_ONLY) !== 0 && (f & ~LEX.DECODE_ONLY & 0xffff) === 0 && f < R_URL) continue;
+    for (const [bit, d] of FLAG_TO_DENSE) if ((f & bit) !== 0) out[d]!++;
+    if ((f & R_URL) !== 0) out[D_URL]!++;
+    if ((f & R_PHONE) !== 0) out[D_PHONE]!++;
+    if ((f & R_MONEY) !== 0) out[D_MONEY]!++;
+    if ((f & R_EMAIL) !== 0) out[D_EMAIL]!++;
+  }
+  for (let d = 0; d < N_DENSE; d++) out[d] = denseValue(out[d]!);
+  out[D_SHOUT] = shout;
+}

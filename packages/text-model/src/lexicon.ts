@@ -1,0 +1,146 @@
+import { hashRange, hashString } from './hash.ts';
+
+/** Serialised lexicon as stored in the weights header. Terms are already normalised; phrases use spaces. */
+export interface LexiconData {
+  terms: string[];
+  flags: number[];
+  langs: number[];
+}
+
+const STAR = 0x2a;
+
+/**
+ * Exact-match lexicon over normalised tokens. Single tokens are looked up by hash (verified against the stored
+ * code points, so there are no false hits); multi-token phrases are indexed by the hash of their first token.
+ */
+export class Lexicon {
+  readonly size: number;
+  readonly flags: Int32Array;
+  readonly langs: Int32Array;
+  readonly terms: readonly string[];
+  private readonly cps: Int32Array[];
+  private readonly byHash = new Map<number, number>();
+  private readonly next: Int32Array;
+  /** first-token hash → phrase entries; each phrase is its token hashes */
+  private readonly phrases = new Map<number, { entry: number; hashes: Int32Array }[]>();
+  /** length*0x110000+first code point → single-token entries, for masked-word matching */
+  private readonly byShape = new Map<number, number[]>();
+  readonly maxPhraseTokens: number;
+
+  constructor(data: LexiconData) {
+    this.size = data.terms.length;
+    this.terms = data.terms;
+    this.flags = Int32Array.from(data.flags);
+    this.langs = Int32Array.from(data.langs);
+    this.cps = [];
+    this.next = new Int32Array(this.size).fill(-1);
+    let maxPhrase = 1;
+    for (let i = 0; i < this.size; i++) {
+      const term = data.terms[i]!;
+      const parts = term.split(' ');
+      if (parts.length === 1) {
+        const cps = Int32Array.from([...term].map((c) => c.codePointAt(0)!));
+        this.cps.push(cps);
+        const h = hashRange(cps, 0, cps.length);
+        const prev = this.byHash.get(h);
+        if (prev !== undefined) this.next[i] = prev;
+        this.byHash.set(h, i);
+        const shape = cps.length * 0x110000 + cps[0]!;
+        const list = this.byShape.get(shape);
+        if (list) list.push(i);
+        else this.byShape.set(shape, [i]);
+      } else {
+        this.cps.push(new Int32Array(0));
+        maxPhrase = Math.max(maxPhrase, parts.length);
+        const hashes = Int32Array.from(parts.map(hashString));
+        const first = hashes[0]!;
+        const list = this.phrases.get(first);
+        const item = { entry: i, hashes };
+        if (list) list.push(item);
+        else this.phrases.set(first, [item]);
+      }
+    }
+    this.maxPhraseTokens = maxPhrase;
+  }
+
+  /** Entry index of the token cps[start:end) for a language bit, or -1. */
+  find(cps: Int32Array, start: number, end: number, lang: number): number {
+    return this.findHashed(hashRange(cps, start, end), cps, start, end, lang);
+  }
+
+  findHashed(h: number, cps: Int32Array, start: number, end: number, lang: number): number {
+    let i = this.byHash.get(h);
+    if (i === undefined) return -1;
+    const len = end - start;
+    while (i >= 0) {
+      const t = this.cps[i]!;
+      if ((this.langs[i]! & lang) !== 0 && t.length === len) {
+        let ok = true;
+        for (let k = 0; k < len; k++) {
+          if (t[k] !== cps[start + k]) {
+            ok = false;
+            break;
+          }
+        }
+        if (ok) return i;
+      }
+      i = this.next[i]!;
+    }
+    return -1;
+  }
+
+  /**
+   * Matches a token containing '*' masks (each '*' stands for one letter; a run of k stars may also stand for
+   * k+1 letters, e.g. "f**k", "f*k"). Entries are tried in lexicon order, which the trainer sorts by how common
+   * a word is, so "sh*t" resolves to "shit" before "shot"-like rarities. The first letter must be unmasked.
+   */
+  findMasked(cps: Int32Array, start: number, end: number, lang: number, out: { len: number }): number {
+    const first = cps[start]!;
+    if (first === STAR) return -1;
+    const len = end - start;
+    for (let extra = 0; extra <= 1; extra++) {
+      const list = this.byShape.get((len + extra) * 0x110000 + first);
+      if (!list) continue;
+      let best = -1;
+      for (const i of list) {
+        if ((this.langs[i]! & lang) === 0) continue;
+        if (matchMask(cps, start, end, this.cps[i]!, extra) && (best < 0 || i < best)) best = i;
+      }
+      if (best >= 0) {
+        out.len = len + extra;
+        return best;
+      }
+    }
+    return -1;
+  }
+
+  phrasesStartingWith(h: number): { entry: number; hashes: Int32Array }[] | undefined {
+    return this.phrases.get(h);
+  }
+
+  termCps(i: number): Int32Array {
+    return this.cps[i]!;
+  }
+}
+
+function matchMask(cps: Int32Array, start: number, end: number, term: Int32Array, extra: number): boolean {
+  // extra = 0: every star is one letter. extra = 1: exactly one star run absorbs one more letter.
+  let k = 0;
+  let used = extra === 0;
+  for (let i = start; i < end; i++) {
+    const c = cps[i]!;
+    if (c === STAR) {
+      if (k >= term.length) return false;
+      k++;
+      if (!used && (i + 1 === end || cps[i + 1] !== STAR)) {
+        if (k >= term.length) return false;
+        k++;
+        used = true;
+      }
+    } else {
+      if (term[k] !== c) return false;
+      k++;
+    }
+  }
+  return k === term.length && used;
+}

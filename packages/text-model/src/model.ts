@@ -1,0 +1,346 @@
+import { createHash } from 'node:crypto';
+import {
+  D_SHOUT,
+  langBit,
+  N_DENSE,
+  N_HEADS,
+  SUPPORTED_LANGUAGES,
+  type SupportedLanguage,
+  TEXT_CATEGORIES,
+  type TextCategory,
+} from './constants.ts';
+import { denseCounts, FeatureExtractor, MIN_NORM_FEATURES } from './features.ts';
+import { detectLanguage } from './language.ts';
+import { Lexicon } from './lexicon.ts';
+import { Tokenizer } from './tokenize.ts';
+import type { Rule, Weights } from './weights.ts';
+
+export interface Highlight {
+  start: number;
+  end: number;
+  text: string;
+}
+
+export interface TextClassification {
+  scores: Record<TextCategory, number>;
+  highlights: Record<TextCategory, Highlight[]>;
+  language: SupportedLanguage;
+}
+
+export const HIGHLIGHT_MIN_SCORE = 0.2;
+const MAX_HIGHLIGHTS = 3;
+const SUPPORTED = new Set<string>(SUPPORTED_LANGUAGES);
+
+function sigmoid(z: number): number {
+  return 1 / (1 + Math.exp(-z));
+}
+
+/**
+ * Shared scoring core (runtime and trainer): tokens → per-token hashed contributions → sliding windows of
+ * `window` tokens → raw logits per head (max over windows).
+ */
+export class Scorer {
+  readonly fx: FeatureExtractor;
+  readonly lexicon: Lexicon;
+  hashed: Float32Array;
+  bias: Float64Array;
+  dense: Float64Array; // [d * N_HEADS + k]
+  readonly window: number;
+  readonly stride: number;
+  /** per token and head: sum of word-level / char n-gram feature weights */
+  contribW = new Float32Array(256 * N_HEADS);
+  contribC = new Float32Array(256 * N_HEADS);
+  /** prefix sums over tokens (window sums in O(heads)) and of char n-gram counts */
+  private preW = new Float64Array(257 * N_HEADS);
+  private preC = new Float64Array(257 * N_HEADS);
+  private preCharN = new Int32Array(257);
+  private flagged = new Int32Array(64);
+  private nFlagged = 0;
+  readonly z = new Float64Array(N_HEADS);
+  readonly bestStart = new Int32Array(N_HEADS);
+  readonly bestEnd = new Int32Array(N_HEADS);
+  /** feature normalisers of each head's best window: word group, char group */
+  readonly bestNormW = new Float64Array(N_HEADS);
+  readonly bestNormC = new Float64Array(N_HEADS);
+  private normW = 0;
+  readonly anyFlags = { value: 0 };
+  private readonly dc = new Float64Array(N_DENSE);
+  readonly acc = new Float64Array(N_HEADS);
+
+  constructor(w: Weights) {
+    const h = w.header;
+    this.lexicon = new Lexicon(h.lexicon);
+    this.fx = new FeatureExtractor(new Tokenizer(this.lexicon), this.lexicon, h.bits);
+    this.hashed = w.hashed;
+    this.bias = Float64Array.from(h.bias);
+    this.dense = new Float64Array(N_DENSE * N_HEADS);
+    for (let d = 0; d < N_DENSE; d++)
+      for (let k = 0; k < N_HEADS; k++) this.dense[d * N_HEADS + k] = h.dense[d]![k]!;
+    this.window = h.window;
+    this.stride = h.stride;
+  }
+
+  /** Runs tokenization + features and fills `z` with the max-over-windows logit per head. */
+  score(text: string, lang: SupportedLanguage): number {
+    const fx = this.fx;
+    const n = fx.run(text, lang, langBit(lang));
+    if (this.contribW.length < n * N_HEADS) {
+      this.contribW = new Float32Array(Math.max(n, 256) * 2 * N_HEADS);
+      this.contribC = new Float32Array(Math.max(n, 256) * 2 * N_HEADS);
+    }
+    if (this.preW.length < (n + 1) * N_HEADS) {
+      this.preW = new Float64Array((n + 1) * 2 * N_HEADS);
+      this.preC = new Float64Array((n + 1) * 2 * N_HEADS);
+      this.preCharN = new Int32Array((n + 1) * 2);
+    }
+    const starts = fx.tokFeatStart;
+    const charStarts = fx.tokCharStart;
+    const preW = this.preW;
+    const preC = this.preC;
+    const preN = this.preCharN;
+    let any = 0;
+    for (let k = 0; k < N_HEADS; k++) {
+      preW[k] = 0;
+      preC[k] = 0;
+    }
+    preN[0] = 0;
+    for (let t = 0; t < n; t++) {
+      const o = t * 8;
+      const cs = charStarts[t]!;
+      const end = starts[t + 1]!;
+      this.accumulate(starts[t]!, cs, this.contribW, o);
+      this.accumulate(cs, end, this.contribC, o);
+      for (let k = 0; k < N_HEADS; k++) {
+        preW[o + 8 + k] = preW[o + k]! + this.contribW[o + k]!;
+        preC[o + 8 + k] = preC[o + k]! + this.contribC[o + k]!;
+      }
+      preN[t + 1] = preN[t]! + (end - cs);
+      any |= fx.tokFlags[t]!;
+    }
+    this.anyFlags.value = any;
+    let nf = 0;
+    if (any !== 0) {
+      for (let t = 0; t < n; t++) {
+        if (fx.tokFlags[t] === 0) continue;
+        if (nf >= this.flagged.length) {
+          const g = new Int32Array(this.flagged.length * 2);
+          g.set(this.flagged);
+          this.flagged = g;
+        }
+        this.flagged[nf++] = t;
+      }
+    }
+    this.nFlagged = nf;
+    const z = this.z;
+    z.fill(Number.NEGATIVE_INFINITY);
+    const win = this.window;
+    let a = 0;
+    for (;;) {
+      const b = Math.min(n, a + win);
+      const normC = this.windowLogits(a, b);
+      for (let k = 0; k < N_HEADS; k++) {
+        if (this.acc[k]! > z[k]!) {
+          z[k] = this.acc[k]!;
+          this.bestStart[k] = a;
+          this.bestEnd[k] = b;
+          this.bestNormC[k] = normC;
+          this.bestNormW[k] = this.normW;
+        }
+      }
+      if (b >= n) break;
+      a += this.stride;
+    }
+    return n;
+  }
+
+  /** Adds the weights of features idx[from:to) for all 8 heads into out[o:o+8]. */
+  private accumulate(from: number, to: number, out: Float32Array, o: number): void {
+    const W = this.hashed;
+    const idx = this.fx.idx;
+    let c0 = 0;
+    let c1 = 0;
+    let c2 = 0;
+    let c3 = 0;
+    let c4 = 0;
+    let c5 = 0;
+    let c6 = 0;
+    let c7 = 0;
+    for (let i = from; i < to; i++) {
+      const b = idx[i]! << 3;
+      c0 += W[b]!;
+      c1 += W[b + 1]!;
+      c2 += W[b + 2]!;
+      c3 += W[b + 3]!;
+      c4 += W[b + 4]!;
+      c5 += W[b + 5]!;
+      c6 += W[b + 6]!;
+      c7 += W[b + 7]!;
+    }
+    out[o] = c0;
+    out[o + 1] = c1;
+    out[o + 2] = c2;
+    out[o + 3] = c3;
+    out[o + 4] = c4;
+    out[o + 5] = c5;
+    out[o + 6] = c6;
+    out[o + 7] = c7;
+  }
+
+  /** Dense-feature values of the window [a, b) into `dc`, visiting only tokens that carry flags. */
+  private denseWindow(a: number, b: number): void {
+    const dc = this.dc;
+    dc.fill(0);
+    const fx = this.fx;
+    if (this.nFlagged > 0) {
+      let lo = 0;
+      let hi = this.nFlagged;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (this.flagged[mid]! < a) lo = mid + 1;
+        else hi = mid;
+      }
+      let end = lo;
+      while (end < this.nFlagged && this.flagged[end]! < b) end++;
+      if (end > lo) {
+        // denseCounts over the flagged tokens only
+        if (this.tmpFlags.length < end - lo) this.tmpFlags = new Int32Array(end - lo);
+        const tmp = this.tmpFlags;
+        for (let i = lo; i < end; i++) tmp[i - lo] = fx.tokFlags[this.flagged[i]!]!;
+        denseCounts(tmp, 0, end - lo, fx.shout, dc);
+        return;
+      }
+    }
+    dc[D_SHOUT] = fx.shout;
+  }
+
+  private tmpFlags = new Int32Array(64);
+
+  /**
+   * Logits of the window of tokens [a, b) into `acc`, with features scaled by 1/sqrt(count).
+   * Returns the char-group normaliser (the word one is left in `normW`; currently the same).
+   */
+  windowLogits(a: number, b: number): number {
+    const fx = this.fx;
+    const acc = this.acc;
+    const nf = fx.tokFeatStart[b]! - fx.tokFeatStart[a]!;
+    // One normaliser for both groups: separate ones were tried and lost accuracy on validation.
+    const norm = 1 / Math.sqrt(Math.max(nf, MIN_NORM_FEATURES));
+    const normW = norm;
+    this.normW = normW;
+    const preW = this.preW;
+    const preC = this.preC;
+    for (let k = 0; k < N_HEADS; k++) {
+      acc[k] = (preC[b * 8 + k]! - preC[a * 8 + k]!) * norm + (preW[b * 8 + k]! - preW[a * 8 + k]!) * normW;
+    }
+    this.denseWindow(a, b);
+    for (let k = 0; k < N_HEADS; k++) {
+      let v = this.bias[k]! + acc[k]!;
+      for (let d = 0; d < N_DENSE; d++) {
+        const x = this.dc[d]!;
+        if (x !== 0) v += x * this.dense[d * N_HEADS + k]!;
+      }
+      acc[k] = v;
+    }
+    return norm;
+  }
+}
+
+export interface TextModel {
+  readonly version: string;
+  classify(text: string, options?: { language?: SupportedLanguage | 'auto' }): TextClassification;
+}
+
+/** The bundled classifier: Scorer + Platt calibration + documented rule floors + highlights. */
+export class LocalTextModel implements TextModel {
+  readonly version: string;
+  private readonly scorer: Scorer;
+  private readonly platt: Float64Array;
+  private readonly rules: Rule[];
+  private readonly tokScore = new Float64Array(MAX_HIGHLIGHTS);
+  private readonly tokIdx = new Int32Array(MAX_HIGHLIGHTS);
+
+  constructor(weights: Weights, fileBytes: Uint8Array) {
+    this.scorer = new Scorer(weights);
+    this.platt = Float64Array.from(weights.header.platt.flat());
+    this.rules = weights.header.rules;
+    const hash = createHash('sha256').update(fileBytes).digest('hex').slice(0, 10);
+    this.version = `${weights.header.modelVersion}+${hash}`;
+  }
+
+  classify(text: string, options?: { language?: SupportedLanguage | 'auto' }): TextClassification {
+    const requested = options?.language ?? 'en';
+    let language: SupportedLanguage;
+    if (requested === 'auto') language = detectLanguage(text) ?? 'en';
+    else language = SUPPORTED.has(requested) ? requested : 'en';
+    const s = this.scorer;
+    const n = s.score(text, language);
+    const scores = {} as Record<TextCategory, number>;
+    const highlights = {} as Record<TextCategory, Highlight[]>;
+    const any = s.anyFlags.value;
+    const lb = langBit(language);
+    for (let k = 0; k < N_HEADS; k++) {
+      // no tokens (empty, whitespace or punctuation only): nothing to judge
+      let p = n === 0 ? 0 : sigmoid(this.platt[2 * k]! * s.z[k]! + this.platt[2 * k + 1]!);
+      for (const r of this.rules) {
+        if (r.head === k && (any & r.flag) === r.flag && (r.langs & lb) !== 0 && r.p > p) p = r.p;
+      }
+      const cat = TEXT_CATEGORIES[k]!;
+      scores[cat] = p;
+      highlights[cat] = p >= HIGHLIGHT_MIN_SCORE && n > 0 ? this.highlight(text, k) : [];
+    }
+    return { scores, highlights, language };
+  }
+
+  /** Top tokens of the head's best window by their contribution to its logit. */
+  private highlight(text: string, k: number): Highlight[] {
+    const s = this.scorer;
+    const fx = s.fx;
+    const tok = fx.tok;
+    const a = s.bestStart[k]!;
+    const b = s.bestEnd[k]!;
+    const normW = s.bestNormW[k]!;
+    const normC = s.bestNormC[k]!;
+    const best = this.tokScore;
+    const bestIdx = this.tokIdx;
+    best.fill(0);
+    bestIdx.fill(-1);
+    for (let t = a; t < b; t++) {
+      let u = s.contribW[t * 8 + k]! * normW + s.contribC[t * 8 + k]! * normC;
+      const f = fx.tokFlags[t]!;
+      if (f !== 0) u += this.flagContribution(f, k);
+      if (u <= best[MAX_HIGHLIGHTS - 1]!) continue;
+      let j = MAX_HIGHLIGHTS - 1;
+      while (j > 0 && u > best[j - 1]!) {
+        best[j] = best[j - 1]!;
+        bestIdx[j] = bestIdx[j - 1]!;
+        j--;
+      }
+      best[j] = u;
+      bestIdx[j] = t;
+    }
+    const out: Highlight[] = [];
+    for (let j = 0; j < MAX_HIGHLIGHTS; j++) {
+      const t = bestIdx[j]!;
+      if (t < 0) break;
+      const start = tok.oS[t]!;
+      const end = fx.hlEnd[t]!;
+      if (out.some((h) => start < h.end && h.start < end)) continue;
+      out.push({ start, end, text: text.slice(start, end) });
+    }
+    return out;
+  }
+
+  private readonly dcTmp = new Float64Array(N_DENSE);
+  private readonly flagTmp = new Int32Array(1);
+
+  private flagContribution(f: number, k: number): number {
+    this.flagTmp[0] = f;
+    denseCounts(this.flagTmp, 0, 1, 0, this.dcTmp);
+    let u = 0;
+    for (let d = 0; d < N_DENSE; d++) {
+      const x = this.dcTmp[d]!;
+      if (x !== 0) u += x * this.scorer.dense[d * N_HEADS + k]!;
+    }
+    return u;
+  }
+}

@@ -1,0 +1,499 @@
+import {
+  C_DIGIT,
+  C_EMOJI,
+  C_LETTER,
+  C_SEP,
+  C_SYM,
+  CONFUSABLES,
+  charRec,
+  LEET,
+  MAP_DROP,
+  MAP_MULTI,
+  mapChar,
+  S_CYRILLIC,
+  S_GREEK,
+  S_HAN,
+  S_HANGUL,
+  S_HIRAGANA,
+  S_KATAKANA,
+  S_LATIN,
+} from './chars.ts';
+import { hashRange } from './hash.ts';
+import type { Lexicon } from './lexicon.ts';
+
+export const TF_NUMBER = 1;
+export const TF_EMOJI = 2;
+export const TF_MENTION = 4;
+export const TF_CJK = 8;
+export const TF_DECODED = 16;
+
+const STAR = 0x2a;
+const AT = 0x40;
+const HASH = 0x23;
+const BANG = 0x21;
+const MAX_CJK_SUB = 6;
+
+function isCjk(script: number): boolean {
+  return script === S_HAN || script === S_HIRAGANA || script === S_KATAKANA || script === S_HANGUL;
+}
+
+/**
+ * Normalising tokenizer. Produces tokens of normalised code points, each with its span in the ORIGINAL string
+ * (UTF-16 offsets), undoing common evasions: confusables, leetspeak, masks, repeated and spaced-out letters.
+ * Buffers are reused between calls; a tokenizer is not re-entrant.
+ */
+export class Tokenizer {
+  cps = new Int32Array(1024);
+  private cMeta = new Uint8Array(1024);
+  private cOS = new Int32Array(1024);
+  private cOE = new Int32Array(1024);
+  n = 0;
+
+  nTok = 0;
+  tS = new Int32Array(256);
+  tE = new Int32Array(256);
+  oS = new Int32Array(256);
+  oE = new Int32Array(256);
+  tH = new Int32Array(256);
+  tLex = new Int32Array(256);
+  tFlag = new Uint8Array(256);
+
+  private scratch = new Int32Array(256);
+  private readonly maskOut = { len: 0 };
+  private langBit = 1;
+  private lang = 'en';
+  private curStart = -1;
+  private curKey = 0;
+  private readonly metaOut = new Uint8Array(1);
+
+  constructor(private readonly lex: Lexicon | null) {}
+
+  /** Tokenizes `text`; returns the number of tokens. `langBit` selects language-specific lexicon entries. */
+  run(text: string, lang: string, langBit: number): number {
+    this.lang = lang;
+    this.langBit = langBit;
+    this.n = 0;
+    this.nTok = 0;
+    this.curStart = -1;
+    this.curKey = 0;
+    const len = text.length;
+    this.ensureCps(len * 2 + 64);
+    const metaOut = this.metaOut;
+    let i = 0;
+    while (i < len) {
+      let cp = text.charCodeAt(i);
+      let w = 1;
+      if (cp >= 0xd800 && cp <= 0xdbff && i + 1 < len) {
+        const lo = text.charCodeAt(i + 1);
+        if (lo >= 0xdc00 && lo <= 0xdfff) {
+          cp = ((cp - 0xd800) << 10) + (lo - 0xdc00) + 0x10000;
+          w = 2;
+        }
+      }
+      const m = mapChar(cp, metaOut);
+      if (m >= 0) this.push(m, metaOut[0]!, i, i + w);
+      else if (m === MAP_MULTI) {
+        const rec = charRec(cp);
+        for (let j = 0; j < rec.cps.length; j++) this.push(rec.cps[j]!, rec.meta[j]!, i, i + w);
+      } else if (m !== MAP_DROP) this.flush();
+      i += w;
+    }
+    this.flush();
+    this.joinSpacedLetters(text);
+    return this.nTok;
+  }
+
+  private push(c: number, meta: number, os: number, oe: number): void {
+    const cls = meta & 15;
+    if (cls === C_SEP) {
+      this.flush();
+      return;
+    }
+    if (cls === C_EMOJI) {
+      this.flush();
+      this.append(c, meta, os, oe);
+      this.flush();
+      return;
+    }
+    const script = meta >> 4;
+    const key = cls === C_LETTER ? (isCjk(script) ? script : 1) : 0;
+    if (this.curStart >= 0 && key !== 0 && this.curKey !== 0 && key !== this.curKey) this.flush();
+    this.append(c, meta, os, oe);
+    if (key !== 0) this.curKey = key;
+  }
+
+  private append(c: number, meta: number, os: number, oe: number): void {
+    if (this.n >= this.cps.length) this.ensureCps(this.n * 2);
+    const n = this.n;
+    this.cps[n] = c;
+    this.cMeta[n] = meta;
+    this.cOS[n] = os;
+    this.cOE[n] = oe;
+    if (this.curStart < 0) this.curStart = n;
+    this.n = n + 1;
+  }
+
+  private ensureCps(size: number): void {
+    if (this.cps.length >= size) return;
+    const grow = <T extends Int32Array | Uint8Array>(a: T, make: (n: number) => T): T => {
+      const b = make(size);
+      b.set(a);
+      return b;
+    };
+    this.cps = grow(this.cps, (k) => new Int32Array(k));
+    this.cMeta = grow(this.cMeta, (k) => new Uint8Array(k));
+    this.cOS = grow(this.cOS, (k) => new Int32Array(k));
+    this.cOE = grow(this.cOE, (k) => new Int32Array(k));
+  }
+
+  private ensureTok(size: number): void {
+    if (this.tS.length >= size) return;
+    const k = Math.max(size, this.tS.length * 2);
+    const g32 = (a: Int32Array) => {
+      const b = new Int32Array(k);
+      b.set(a);
+      return b;
+    };
+    this.tS = g32(this.tS);
+    this.tE = g32(this.tE);
+    this.oS = g32(this.oS);
+    this.oE = g32(this.oE);
+    this.tH = g32(this.tH);
+    this.tLex = g32(this.tLex);
+    const f = new Uint8Array(k);
+    f.set(this.tFlag);
+    this.tFlag = f;
+  }
+
+  private flush(): void {
+    const s = this.curStart;
+    if (s < 0) return;
+    this.curStart = -1;
+    this.curKey = 0;
+    this.finalize(s, this.n);
+  }
+
+  /** Writes `len` code points from scratch as the text of a token (appended to the buffer). */
+  private writeScratch(len: number): number {
+    this.ensureCps(this.n + len + 1);
+    const at = this.n;
+    this.cps.set(this.scratch.subarray(0, len), at);
+    this.cMeta.fill(0, at, at + len);
+    this.n = at + len;
+    return at;
+  }
+
+  private emit(s: number, e: number, os: number, oe: number, flag: number): void {
+    const t = this.nTok;
+    this.ensureTok(t + 1);
+    this.tS[t] = s;
+    this.tE[t] = e;
+    this.oS[t] = os;
+    this.oE[t] = oe;
+    this.tFlag[t] = flag;
+    const h = hashRange(this.cps, s, e);
+    this.tH[t] = h;
+    let lex = -1;
+    if (this.lex !== null && (flag & (TF_NUMBER | TF_MENTION)) === 0) {
+      lex = this.lex.findHashed(h, this.cps, s, e, this.langBit);
+      if (lex < 0 && (flag & TF_CJK) !== 0) lex = this.findSubstring(s, e);
+    }
+    this.tLex[t] = lex;
+    this.nTok = t + 1;
+  }
+
+  private findSubstring(s: number, e: number): number {
+    const lex = this.lex!;
+    for (let a = s; a < e - 1; a++) {
+      const lim = Math.min(e, a + MAX_CJK_SUB);
+      for (let b = lim; b >= a + 2; b--) {
+        const hit = lex.find(this.cps, a, b, this.langBit);
+        if (hit >= 0) return hit;
+      }
+    }
+    return -1;
+  }
+
+  private finalize(s0: number, e0: number): void {
+    const cps = this.cps;
+    const meta = this.cMeta;
+    let s = s0;
+    let e = e0;
+    const os = this.cOS[s0]!;
+    const oe = this.cOE[e0 - 1]!;
+    if (e - s === 1 && (meta[s]! & 15) === C_EMOJI) {
+      this.emit(s, e, os, oe, TF_EMOJI);
+      return;
+    }
+    let letters = 0;
+    let digits = 0;
+    let syms = 0;
+    let latin = 0;
+    let cyrGreek = 0;
+    let cyrillic = 0;
+    let cjk = 0;
+    for (let i = s; i < e; i++) {
+      const m = meta[i]!;
+      const cls = m & 15;
+      if (cls === C_LETTER) {
+        letters++;
+        const sc = m >> 4;
+        if (sc === S_LATIN) latin++;
+        else if (sc === S_CYRILLIC || sc === S_GREEK) {
+          cyrGreek++;
+          if (sc === S_CYRILLIC) cyrillic++;
+        } else if (isCjk(sc)) cjk++;
+      } else if (cls === C_DIGIT) digits++;
+      else if (cls === C_SYM) syms++;
+    }
+    if (letters === 0) {
+      if (digits === 0) return;
+      // A number: keep its digits only.
+      let w = s;
+      for (let i = s; i < e; i++) if ((meta[i]! & 15) === C_DIGIT) cps[w++] = cps[i]!;
+      this.emit(s, w, this.cOS[s]!, oe, TF_NUMBER);
+      return;
+    }
+    // Hashtags: drop the '#'. Mentions: '@' followed by letters (unless it decodes to a lexicon word, "@ss").
+    while (s < e && cps[s] === HASH) s++;
+    // Trailing and leading '!' are punctuation, not leet.
+    while (e > s && cps[e - 1] === BANG) e--;
+    while (s < e && cps[s] === BANG) s++;
+    // "*word*" emphasis
+    if (cps[s] === STAR && cps[e - 1] === STAR) {
+      while (s < e && cps[s] === STAR) s++;
+      while (e > s && cps[e - 1] === STAR) e--;
+    }
+    if (s >= e) return;
+    const tos = this.cOS[s]!;
+    const toe = this.cOE[e - 1]!;
+    const flag = cjk > 0 ? TF_CJK : 0;
+
+    // Confusables: only in mixed-script tokens, or tokens made only of look-alikes outside Russian text.
+    if (cyrGreek > 0) {
+      let mappable = true;
+      if (latin === 0) {
+        for (let i = s; i < e; i++) {
+          const sc = meta[i]! >> 4;
+          if ((sc === S_CYRILLIC || sc === S_GREEK) && !CONFUSABLES.has(cps[i]!)) {
+            mappable = false;
+            break;
+          }
+        }
+      }
+      if (latin > 0 || (mappable && (cyrillic === 0 || this.lang !== 'ru'))) {
+        for (let i = s; i < e; i++) {
+          const sc = meta[i]! >> 4;
+          if (sc === S_CYRILLIC || sc === S_GREEK) {
+            const m = CONFUSABLES.get(cps[i]!);
+            if (m !== undefined) {
+              cps[i] = m;
+              meta[i] = C_LETTER | (S_LATIN << 4);
+            }
+          }
+        }
+      }
+    }
+
+    const lex = this.lex;
+    if (digits + syms > 0 && cjk === 0) {
+      const len = e - s;
+      if (this.scratch.length < len * 2 + 8) this.scratch = new Int32Array(len * 2 + 8);
+      const sc = this.scratch;
+      let hasStar = false;
+      let interiorOnly = true;
+      const mention = cps[s] === AT;
+      for (let i = s; i < e; i++) {
+        let c = cps[i]!;
+        const cls = meta[i]! & 15;
+        if (cls === C_DIGIT || cls === C_SYM) {
+          if (c === HASH || c === STAR) {
+            c = STAR;
+            hasStar = true;
+          } else c = LEET.get(c) ?? c;
+          if (i === s || i === e - 1) interiorOnly = false;
+        }
+        sc[i - s] = c;
+      }
+      if (lex !== null && hasStar) {
+        const hit = lex.findMasked(sc, 0, len, this.langBit, this.maskOut);
+        if (hit >= 0) {
+          const term = lex.termCps(hit);
+          sc.set(term, 0);
+          const at = this.writeScratch(term.length);
+          this.emit(at, at + term.length, tos, toe, flag | TF_DECODED);
+          return;
+        }
+      }
+      // Drop masks that matched nothing.
+      let w = 0;
+      for (let i = 0; i < len; i++) if (sc[i] !== STAR) sc[w++] = sc[i]!;
+      if (lex !== null && w > 0) {
+        if (lex.find(sc, 0, w, this.langBit) >= 0) {
+          const at = this.writeScratch(w);
+          this.emit(at, at + w, tos, toe, flag | TF_DECODED);
+          return;
+        }
+        const cw = collapse(sc, w, 1);
+        if (cw < w && lex.find(sc, 0, cw, this.langBit) >= 0) {
+          const at = this.writeScratch(cw);
+          this.emit(at, at + cw, tos, toe, flag | TF_DECODED);
+          return;
+        }
+      }
+      if (mention) {
+        cps[s] = AT;
+        this.emit(s, s + 1, tos, toe, TF_MENTION);
+        return;
+      }
+      if (interiorOnly && w > 0) {
+        // Re-map (collapse above may have shortened scratch): rebuild from the token.
+        let k = 0;
+        for (let i = s; i < e; i++) {
+          let c = cps[i]!;
+          const cls = meta[i]! & 15;
+          if (cls === C_DIGIT || cls === C_SYM) {
+            if (c === HASH || c === STAR) continue;
+            c = LEET.get(c) ?? c;
+          }
+          cps[s + k++] = c;
+        }
+        e = s + k;
+      } else {
+        // Keep digits, drop symbols ("10am", "mp3").
+        let k = s;
+        for (let i = s; i < e; i++) if ((meta[i]! & 15) !== C_SYM) cps[k++] = cps[i]!;
+        e = k;
+      }
+      if (e <= s) return;
+    }
+
+    // Repeated letters: "fuuuuck" → "fuuck" (or "fuck" when that is a lexicon word).
+    let hasRun = false;
+    for (let i = s + 2; i < e; i++) {
+      if (cps[i] === cps[i - 1] && cps[i] === cps[i - 2]) {
+        hasRun = true;
+        break;
+      }
+    }
+    if (hasRun) {
+      const len = e - s;
+      if (this.scratch.length < len + 8) this.scratch = new Int32Array(len * 2 + 8);
+      const sc = this.scratch;
+      for (let i = 0; i < len; i++) sc[i] = cps[s + i]!;
+      const l2 = collapse(sc, len, 2);
+      let useLen = l2;
+      let decoded = false;
+      if (lex !== null && lex.find(sc, 0, l2, this.langBit) < 0) {
+        const l1 = collapse(sc, l2, 1);
+        if (lex.find(sc, 0, l1, this.langBit) >= 0) {
+          useLen = l1;
+          decoded = true;
+        } else {
+          for (let i = 0; i < len; i++) sc[i] = cps[s + i]!;
+          collapse(sc, len, 2);
+        }
+      }
+      for (let i = 0; i < useLen; i++) cps[s + i] = sc[i]!;
+      e = s + useLen;
+      this.emit(s, e, tos, toe, flag | (decoded ? TF_DECODED : 0));
+      return;
+    }
+    this.emit(s, e, tos, toe, flag);
+  }
+
+  /** "f u c k", "f.u.c.k", "f-u-c-k": three or more single letters separated by at most 3 characters. */
+  private joinSpacedLetters(text: string): void {
+    const nTok = this.nTok;
+    if (nTok < 3) return;
+    const { tS, tE, oS, oE, tFlag } = this;
+    let w = 0;
+    let i = 0;
+    while (i < nTok) {
+      let j = i;
+      if (tE[i]! - tS[i]! === 1 && tFlag[i] === 0 && isSingleLetter(this.cMetaOf(tS[i]!))) {
+        while (
+          j + 1 < nTok &&
+          tE[j + 1]! - tS[j + 1]! === 1 &&
+          tFlag[j + 1] === 0 &&
+          oS[j + 1]! - oE[j]! <= 3 &&
+          !hasNewline(text, oE[j]!, oS[j + 1]!)
+        )
+          j++;
+      }
+      if (j - i >= 2) {
+        const len = j - i + 1;
+        if (this.scratch.length < len + 8) this.scratch = new Int32Array(len * 2 + 8);
+        for (let k = 0; k < len; k++) this.scratch[k] = this.cps[tS[i + k]!]!;
+        let l = len;
+        const lex = this.lex;
+        if (lex !== null && lex.find(this.scratch, 0, l, this.langBit) < 0) {
+          const l1 = collapse(this.scratch, l, 1);
+          if (lex.find(this.scratch, 0, l1, this.langBit) >= 0) l = l1;
+          else for (let k = 0; k < len; k++) this.scratch[k] = this.cps[tS[i + k]!]!;
+        }
+        const at = this.writeScratch(l);
+        const os = oS[i]!;
+        const oe = oE[j]!;
+        const save = this.nTok;
+        this.nTok = w;
+        this.emit(at, at + l, os, oe, TF_DECODED);
+        this.nTok = save;
+        w++;
+        i = j + 1;
+      } else {
+        if (w !== i) this.moveTok(i, w);
+        w++;
+        i++;
+      }
+    }
+    this.nTok = w;
+  }
+
+  private cMetaOf(i: number): number {
+    return this.cMeta[i] ?? 0;
+  }
+
+  private moveTok(from: number, to: number): void {
+    this.tS[to] = this.tS[from]!;
+    this.tE[to] = this.tE[from]!;
+    this.oS[to] = this.oS[from]!;
+    this.oE[to] = this.oE[from]!;
+    this.tH[to] = this.tH[from]!;
+    this.tLex[to] = this.tLex[from]!;
+    this.tFlag[to] = this.tFlag[from]!;
+  }
+
+  /** Normalised text of token t (allocates; for debugging and training only). */
+  tokenText(t: number): string {
+    return String.fromCodePoint(...this.cps.subarray(this.tS[t]!, this.tE[t]!));
+  }
+}
+
+function isSingleLetter(meta: number): boolean {
+  const sc = meta >> 4;
+  return (meta & 15) === C_LETTER && (sc === S_LATIN || sc === S_CYRILLIC || sc === S_GREEK);
+}
+
+function hasNewline(text: string, a: number, b: number): boolean {
+  for (let i = a; i < b; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 10 || c === 13) return true;
+  }
+  return false;
+}
+
+/** Collapses runs longer than `max` of the same code point in buf[0:len); returns the new length. */
+function collapse(buf: Int32Array, len: number, max: number): number {
+  let w = 0;
+  let run = 0;
+  for (let i = 0; i < len; i++) {
+    const c = buf[i]!;
+    if (w > 0 && buf[w - 1] === c) {
+      run++;
+      if (run >= max) continue;
+    } else run = 0;
+    buf[w++] = c;
+  }
+  return w;
+}

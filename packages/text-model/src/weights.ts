@@ -1,0 +1,125 @@
+import type { LexiconData } from './lexicon.ts';
+
+export interface Rule {
+  head: number;
+  flag: number;
+  langs: number;
+  p: number;
+}
+
+const MAGIC = 0x314d5456; // "VTM1" little-endian
+
+/** Everything except the hashed weight matrix; stored as JSON in the file header. */
+export interface WeightsHeader {
+  format: 1;
+  modelVersion: string;
+  bits: number;
+  heads: string[];
+  window: number;
+  stride: number;
+  bias: number[];
+  /** dense[d][k]: weight of dense feature d for head k */
+  dense: number[][];
+  /** Platt scaling per head: p = sigmoid(a * z + b) */
+  platt: [number, number][];
+  /**
+   * Documented rule floors (max-combination): when the text's tokens carry all bits of `flag` and the language is in
+   * `langs`, the head's probability is at least `p`.
+   */
+  rules: Rule[];
+  lexicon: LexiconData;
+  training: Record<string, unknown>;
+}
+
+export interface Weights {
+  header: WeightsHeader;
+  /** hashed weights, layout [bucket * nHeads + head] */
+  hashed: Float32Array;
+}
+
+// float16 conversion (IEEE 754 half, round-to-nearest-even), deterministic.
+const f32 = new Float32Array(1);
+const u32 = new Uint32Array(f32.buffer);
+
+export function toHalf(v: number): number {
+  f32[0] = v;
+  const x = u32[0]!;
+  const sign = (x >>> 16) & 0x8000;
+  let exp = ((x >>> 23) & 0xff) - 127 + 15;
+  let mant = x & 0x7fffff;
+  if (exp >= 31) return sign | 0x7c00;
+  if (exp <= 0) {
+    if (exp < -10) return sign;
+    mant |= 0x800000;
+    const shift = 14 - exp;
+    let half = mant >>> shift;
+    const rem = mant & ((1 << shift) - 1);
+    const mid = 1 << (shift - 1);
+    if (rem > mid || (rem === mid && (half & 1) === 1)) half++;
+    return sign | half;
+  }
+  let half = (exp << 10) | (mant >>> 13);
+  const rem = mant & 0x1fff;
+  if (rem > 0x1000 || (rem === 0x1000 && (half & 1) === 1)) half++;
+  exp = half >>> 10;
+  if (exp >= 31) return sign | 0x7c00;
+  return sign | half;
+}
+
+let halfTable: Float32Array | null = null;
+function getHalfTable(): Float32Array {
+  if (halfTable) return halfTable;
+  const t = new Float32Array(65536);
+  for (let h = 0; h < 65536; h++) {
+    const sign = h & 0x8000 ? -1 : 1;
+    const exp = (h >>> 10) & 0x1f;
+    const mant = h & 0x3ff;
+    let v: number;
+    if (exp === 0) v = mant * 2 ** -24;
+    else if (exp === 31) v = mant ? Number.NaN : Number.POSITIVE_INFINITY;
+    else v = (1 + mant / 1024) * 2 ** (exp - 15);
+    t[h] = sign * v;
+  }
+  halfTable = t;
+  return t;
+}
+
+export function fromHalf(h: number): number {
+  return getHalfTable()[h]!;
+}
+
+export function encodeWeights(w: Weights): Uint8Array {
+  const json = new TextEncoder().encode(JSON.stringify(w.header));
+  const headerLen = json.length;
+  const pad = (4 - ((8 + headerLen) % 4)) % 4;
+  const n = w.hashed.length;
+  const buf = new Uint8Array(8 + headerLen + pad + n * 2);
+  const dv = new DataView(buf.buffer);
+  dv.setUint32(0, MAGIC, true);
+  dv.setUint32(4, headerLen + pad, true);
+  buf.set(json, 8);
+  for (let i = 0; i < pad; i++) buf[8 + headerLen + i] = 0x20;
+  const off = 8 + headerLen + pad;
+  for (let i = 0; i < n; i++) dv.setUint16(off + i * 2, toHalf(w.hashed[i]!), true);
+  return buf;
+}
+
+export function decodeWeights(buf: Uint8Array): Weights {
+  const dv = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+  if (dv.getUint32(0, true) !== MAGIC) throw new Error('not a Verdict text-model weights file');
+  const headerLen = dv.getUint32(4, true);
+  const header = JSON.parse(new TextDecoder().decode(buf.subarray(8, 8 + headerLen))) as WeightsHeader;
+  const off = 8 + headerLen;
+  const n = (1 << header.bits) * header.heads.length;
+  if (buf.byteLength < off + n * 2) throw new Error('weights file is truncated');
+  const table = getHalfTable();
+  const hashed = new Float32Array(n);
+  // Copy into an aligned Uint16Array view when possible (fast path), else read via DataView.
+  if ((buf.byteOffset + off) % 2 === 0) {
+    const halves = new Uint16Array(buf.buffer, buf.byteOffset + off, n);
+    for (let i = 0; i < n; i++) hashed[i] = table[halves[i]!]!;
+  } else {
+    for (let i = 0; i < n; i++) hashed[i] = table[dv.getUint16(off + i * 2, true)]!;
+  }
+  return { header, hashed };
+}

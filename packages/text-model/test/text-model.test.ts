@@ -1,0 +1,226 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  detectLanguage,
+  loadTextModel,
+  SUPPORTED_LANGUAGES,
+  type SupportedLanguage,
+  TEXT_CATEGORIES,
+  type TextModel,
+} from '../src/index.ts';
+
+let model: TextModel;
+beforeAll(() => {
+  model = loadTextModel();
+});
+
+const score = (
+  text: string,
+  cat: (typeof TEXT_CATEGORIES)[number],
+  language: SupportedLanguage | 'auto' = 'en',
+) => model.classify(text, { language }).scores[cat];
+
+describe('API shape', () => {
+  it('returns every category with probabilities, highlights and a language', () => {
+    const r = model.classify('you are a stupid idiot');
+    expect(Object.keys(r.scores).sort()).toEqual([...TEXT_CATEGORIES].sort());
+    expect(Object.keys(r.highlights).sort()).toEqual([...TEXT_CATEGORIES].sort());
+    for (const c of TEXT_CATEGORIES) {
+      expect(r.scores[c]).toBeGreaterThanOrEqual(0);
+      expect(r.scores[c]).toBeLessThanOrEqual(1);
+      expect(r.highlights[c].length).toBeLessThanOrEqual(3);
+      if (r.scores[c] < 0.2) expect(r.highlights[c]).toEqual([]);
+    }
+    expect(r.language).toBe('en');
+    expect(model.version).toMatch(/^verdict-text-\d+\.\d+\.\d+\+[0-9a-f]{10}$/);
+  });
+
+  it('is deterministic', () => {
+    const a = model.classify('go to hell you moron');
+    const b = model.classify('go to hell you moron');
+    expect(a).toEqual(b);
+  });
+});
+
+describe('calibration sanity', () => {
+  it('clear cases are on the right side of 0.5', () => {
+    expect(score('fuck you, you worthless piece of shit', 'toxicity')).toBeGreaterThan(0.8);
+    expect(score('fuck you, you worthless piece of shit', 'profanity')).toBeGreaterThan(0.8);
+    expect(score('Thanks for the help, see you at the meeting tomorrow.', 'toxicity')).toBeLessThan(0.2);
+    expect(score('I will kill you and your whole family', 'violence')).toBeGreaterThan(0.5);
+    expect(score('I want to kill myself tonight, I have the pills ready', 'self_harm')).toBeGreaterThan(0.5);
+    expect(score('send nudes babe, check my onlyfans', 'sexual')).toBeGreaterThan(0.5);
+    expect(
+      score('WINNER!! You have won a £1000 cash prize. Call 09061701461 to claim now', 'spam'),
+    ).toBeGreaterThan(0.5);
+    expect(score('Are we still on for lunch at noon?', 'spam')).toBeLessThan(0.2);
+  });
+});
+
+describe('evasion robustness', () => {
+  const cases: [string, string][] = [
+    ['fuck you', 'fuuuuuck you'],
+    ['fuck you', 'f u c k you'],
+    ['fuck you', 'f.u.c.k you'],
+    ['fuck you', 'f*ck you'],
+    ['fuck you', 'f**k you'],
+    ['this is shit', 'this is sh!t'],
+    ['you are a bitch', 'you are a b1tch'],
+    ['you are an asshole', 'you are an a$$hole'],
+    ['shit', '5h1t'],
+    ['fuck you', 'ｆｕｃｋ ｙｏｕ'], // fullwidth
+    ['fuck you', '𝐟𝐮𝐜𝐤 you'], // math bold
+    ['fuck you', 'fυck you'], // Greek upsilon
+    ['you are a bitch', 'you are a bіtch'], // Cyrillic i
+    ['fuck you', 'fu\u200bck you'], // zero-width space
+    ['fuck you', 'f\u0301u\u0308c\u0327k you'], // combining marks
+    ['you are a cunt', 'you are a c*nt'],
+  ];
+  for (const [plain, evaded] of cases) {
+    it(`${JSON.stringify(evaded)} scores like ${JSON.stringify(plain)}`, () => {
+      for (const c of ['toxicity', 'profanity'] as const) {
+        const a = score(plain, c);
+        const b = score(evaded, c);
+        expect(a).toBeGreaterThan(0.5);
+        expect(Math.abs(a - b)).toBeLessThan(0.1);
+      }
+    });
+  }
+
+  it('harmless look-alikes stay low', () => {
+    for (const t of [
+      'Scunthorpe United won again',
+      'The assessment is due on Friday',
+      'We ordered a cocktail before dinner',
+      'My class starts at nine',
+      'My therapist is very helpful',
+      'Essex and Sussex are English counties',
+    ]) {
+      for (const c of ['toxicity', 'profanity', 'sexual'] as const)
+        expect(score(t, c), `${t} / ${c}`).toBeLessThan(0.35);
+    }
+  });
+});
+
+describe('highlights', () => {
+  it('point into the original string, even after normalisation', () => {
+    const inputs = [
+      'Hey you f.u.c.k.i.n.g idiot, I will kill you',
+      'ｆｕｃｋ you 😀 and your sh!t',
+      'Ok so\u200b fuuuuuck this 𝐟𝐮𝐜𝐤𝐢𝐧𝐠 game',
+      'WIN a FREE prize now!!! visit http://bit.ly/x1 or call 09061701461',
+    ];
+    for (const input of inputs) {
+      const r = model.classify(input);
+      let any = 0;
+      for (const c of TEXT_CATEGORIES) {
+        for (const h of r.highlights[c]) {
+          any++;
+          expect(h.start).toBeGreaterThanOrEqual(0);
+          expect(h.end).toBeGreaterThan(h.start);
+          expect(h.end).toBeLessThanOrEqual(input.length);
+          expect(h.text).toBe(input.slice(h.start, h.end));
+        }
+      }
+      expect(any).toBeGreaterThan(0);
+    }
+  });
+
+  it('highlight the offending words', () => {
+    const input = 'Hey you f.u.c.k.i.n.g idiot';
+    const texts = model.classify(input).highlights.profanity.map((h) => h.text);
+    expect(texts).toContain('f.u.c.k.i.n.g');
+  });
+});
+
+describe('languages', () => {
+  it('German, Turkish and Arabic insults score high (learned from data)', () => {
+    expect(score('Du bist ein dummes Arschloch', 'toxicity', 'de')).toBeGreaterThan(0.6);
+    expect(score('Sen tam bir orospu çocuğusun', 'toxicity', 'tr')).toBeGreaterThan(0.6);
+    expect(score('انت حمار وغبي', 'toxicity', 'ar')).toBeGreaterThan(0.6);
+  });
+
+  it('lexicon-covered languages flag profanity', () => {
+    const cases: [SupportedLanguage, string][] = [
+      ['es', 'eres un pendejo de mierda'],
+      ['fr', 'ta gueule connard'],
+      ['pt', 'seu filho da puta'],
+      ['it', 'sei uno stronzo'],
+      ['ru', 'ты сука блядь'],
+      ['pl', 'ty kurwa'],
+      ['cs', 'ty jsi kokot'],
+      ['nl', 'jij bent een klootzak'],
+      ['ko', '씨발 개새끼'],
+      ['id', 'dasar anjing bangsat'],
+    ];
+    for (const [lang, text] of cases)
+      expect(score(text, 'toxicity', lang), `${lang}: ${text}`).toBeGreaterThan(0.5);
+  });
+
+  const plain: Record<SupportedLanguage, string> = {
+    en: 'The library opens at ten and closes at six on weekdays.',
+    es: 'La biblioteca abre a las diez y cierra a las seis entre semana.',
+    fr: 'La bibliothèque ouvre à dix heures et ferme à dix-huit heures.',
+    de: 'Die Bibliothek öffnet um zehn und schließt werktags um sechs.',
+    pt: 'A biblioteca abre às dez e fecha às seis durante a semana.',
+    it: 'La biblioteca apre alle dieci e chiude alle sei nei giorni feriali.',
+    ru: 'Библиотека открывается в десять и закрывается в шесть по будням.',
+    tr: 'Kütüphane hafta içi saat onda açılıyor ve altıda kapanıyor.',
+    ar: 'تفتح المكتبة في العاشرة وتغلق في السادسة في أيام الأسبوع.',
+    hi: 'पुस्तकालय सप्ताह के दिनों में दस बजे खुलता है और छह बजे बंद होता है।',
+    id: 'Perpustakaan buka jam sepuluh dan tutup jam enam pada hari kerja.',
+    ja: '図書館は平日十時に開館し、六時に閉館します。',
+    ko: '도서관은 평일에 열 시에 열고 여섯 시에 닫습니다.',
+    pl: 'Biblioteka jest otwarta od dziesiątej do szóstej w dni robocze.',
+    nl: 'De bibliotheek gaat op werkdagen om tien uur open en om zes uur dicht.',
+    sv: 'Biblioteket öppnar klockan tio och stänger klockan sex på vardagar.',
+    cs: 'Knihovna otevírá v deset a zavírá v šest ve všední dny.',
+  };
+
+  it('a plain sentence in each of the 17 languages scores low', () => {
+    for (const lang of SUPPORTED_LANGUAGES) {
+      const r = model.classify(plain[lang], { language: lang });
+      for (const c of TEXT_CATEGORIES) expect(r.scores[c], `${lang} / ${c}`).toBeLessThan(0.4);
+    }
+  });
+
+  it("'auto' detects the language", () => {
+    for (const lang of SUPPORTED_LANGUAGES) {
+      expect(model.classify(plain[lang], { language: 'auto' }).language).toBe(lang);
+      expect(detectLanguage(plain[lang])).toBe(lang);
+    }
+  });
+
+  it('falls back to English when detection fails', () => {
+    expect(model.classify('12345 !!! ???', { language: 'auto' }).language).toBe('en');
+  });
+});
+
+describe('input sizes', () => {
+  it('handles a 32 KB text and finds an insult buried in it', () => {
+    const filler = 'This is a perfectly ordinary sentence about gardening and tomatoes. ';
+    let text = filler.repeat(Math.ceil(32768 / filler.length)).slice(0, 32768 - 40);
+    text = `${text.slice(0, 16000)} you are a fucking idiot ${text.slice(16000)}`.slice(0, 32768);
+    const r = model.classify(text);
+    expect(r.scores.profanity).toBeGreaterThan(0.5);
+    const h = r.highlights.profanity[0]!;
+    expect(text.slice(h.start, h.end)).toBe(h.text);
+    expect(h.start).toBeGreaterThan(15000);
+  });
+
+  it('handles empty-ish input', () => {
+    for (const t of ['', '   ', '\n\t', '...', '\u200b\u200b']) {
+      const r = model.classify(t);
+      for (const c of TEXT_CATEGORIES) {
+        expect(r.scores[c]).toBe(0);
+        expect(r.highlights[c]).toEqual([]);
+      }
+    }
+    const e = model.classify('😀');
+    for (const c of TEXT_CATEGORIES) expect(e.scores[c]).toBeLessThan(0.5);
+  });
+
+  it('handles lone surrogates and control characters', () => {
+    const r = model.classify('\ud800 abc \udfff \u0000 fuck');
+    expect(r.scores.profanity).toBeGreaterThan(0.5);
+  });
+});
