@@ -1,11 +1,11 @@
 import fs from 'node:fs';
 import type { Config } from './config.ts';
-import type { UsageService } from './domain/usage.ts';
 import { BatchService } from './domain/batches.ts';
 import type { CheckService } from './domain/checks.ts';
 import type { DecisionStore } from './domain/decisions.ts';
 import { EventOutbox } from './domain/events.ts';
 import type { PolicyService } from './domain/policies/service.ts';
+import type { UsageService } from './domain/usage.ts';
 import { DEFAULT_RETRY_SCHEDULE_MS, WebhookDeliverer } from './domain/webhook-delivery.ts';
 import { WebhookService } from './domain/webhooks.ts';
 import { DatabaseQueue } from './jobs/database-queue.ts';

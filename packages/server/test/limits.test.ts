@@ -216,10 +216,16 @@ describe.each(engines)('usage, quotas and trials (%s)', (engine) => {
   it('a batch that would cross the quota is refused whole; one within it counts each item', async () => {
     const { key } = await accountKey({ monthlyQuota: 5 });
     const items = (n: number) => Array.from({ length: n }, (_, i) => ({ id: `i${i}`, content: `item ${i}` }));
-    const ok = await t.request('POST', '/v1/batch/check', { key, body: { policyId: 'default', items: items(3) } });
+    const ok = await t.request('POST', '/v1/batch/check', {
+      key,
+      body: { policyId: 'default', items: items(3) },
+    });
     expect(ok.status).toBe(200);
     const calls = provider.calls;
-    const tooMany = await t.request('POST', '/v1/batch/check', { key, body: { policyId: 'default', items: items(3) } });
+    const tooMany = await t.request('POST', '/v1/batch/check', {
+      key,
+      body: { policyId: 'default', items: items(3) },
+    });
     expect(tooMany.status).toBe(402);
     expect(tooMany.body.error).toMatchObject({ code: 'QUOTA_EXCEEDED', details: { used: 3, requested: 3 } });
     expect(provider.calls).toBe(calls);

@@ -216,7 +216,9 @@ function trustedContext(ca: SafeFetchOptions['ca']): tls.SecureContext | undefin
   const cached = typeof ca === 'string' ? contextsByString.get(ca) : contextsByObject.get(ca);
   if (cached) return cached;
   // Node's `ca` replaces the default roots; keep them and add the extra ones.
-  const context = tls.createSecureContext({ ca: [...tls.rootCertificates, ...(Array.isArray(ca) ? ca : [ca])] });
+  const context = tls.createSecureContext({
+    ca: [...tls.rootCertificates, ...(Array.isArray(ca) ? ca : [ca])],
+  });
   if (typeof ca === 'string') {
     if (contextsByString.size < 16) contextsByString.set(ca, context);
   } else contextsByObject.set(ca, context);
