@@ -38,15 +38,20 @@ const systems: [string, (s: string) => boolean][] = [
   ['leo-profanity', (s) => leo.check(s)],
 ];
 
-function throughput(fn: (s: string) => unknown, minMs = 1500): number {
+/** Best of 3 rounds: the machine is shared, so the best round is closest to the cost of the code itself. */
+function throughput(fn: (s: string) => unknown, roundMs = 600): number {
   for (let i = 0; i < 200; i++) fn(texts280[i % texts280.length]!);
-  let n = 0;
-  const start = performance.now();
-  while (performance.now() - start < minMs) {
-    for (const s of texts280) fn(s);
-    n += texts280.length;
+  let best = 0;
+  for (let round = 0; round < 3; round++) {
+    let n = 0;
+    const start = performance.now();
+    while (performance.now() - start < roundMs) {
+      for (const s of texts280) fn(s);
+      n += texts280.length;
+    }
+    best = Math.max(best, (n / (performance.now() - start)) * 1000);
   }
-  return (n / (performance.now() - start)) * 1000;
+  return best;
 }
 
 console.log(
@@ -79,20 +84,30 @@ for (const [name, fn] of systems) {
     `| ${name} | ${prec.toFixed(3)} | ${rec.toFixed(3)} | ${f1.toFixed(3)} | ${((f1 + f1n) / 2).toFixed(3)} | ${Math.round(tps).toLocaleString('en-US')} |`,
   );
 }
-const autoTps = throughput((s) => model.classify(s, { language: 'auto' }), 1000);
+const autoTps = throughput((s) => model.classify(s, { language: 'auto' }), 400);
 console.log(
   `\nverdict with language 'auto' (tinyld detection per text): ${Math.round(autoTps).toLocaleString('en-US')} texts/s`,
 );
 
-const big = texts.join(' ').repeat(10).slice(0, 32768);
+// 32 KB = 32,768 bytes of UTF-8 (the service's limit), cut on a character boundary
+let big = texts.join(' ').repeat(10).slice(0, 32768);
+while (new TextEncoder().encode(big).length > 32768) big = big.slice(0, -1);
 for (let i = 0; i < 10; i++) model.classify(big);
-t = performance.now();
-const reps = 50;
-for (let i = 0; i < reps; i++) model.classify(big);
-const bigMs = (performance.now() - t) / reps;
+const times: number[] = [];
+for (let i = 0; i < 60; i++) {
+  t = performance.now();
+  model.classify(big);
+  times.push(performance.now() - t);
+}
+times.sort((a, b) => a - b);
+const median = times[times.length >> 1]!;
+const p90 = times[Math.floor(times.length * 0.9)]!;
+const bigBytes = new TextEncoder().encode(big).length;
 
 const weightsPath = fileURLToPath(DEFAULT_WEIGHTS_URL);
-console.log(`\n32 KB text: ${bigMs.toFixed(2)} ms per classify (with highlights)`);
+console.log(
+  `\n32 KB text (${bigBytes} bytes UTF-8): median ${median.toFixed(2)} ms, min ${times[0]!.toFixed(2)} ms, p90 ${p90.toFixed(2)} ms per classify (with highlights)`,
+);
 console.log(
   `load: ${loadMs.toFixed(0)} ms; weights ${(statSync(weightsPath).size / 1e6).toFixed(2)} MB (${weightsPath})`,
 );
