@@ -22,7 +22,7 @@ export const R_PHONE = 1 << 17;
 export const R_MONEY = 1 << 18;
 export const R_EMAIL = 1 << 19;
 
-const RE_URL_SCHEME = /(?:https?:\/\/|www\.)\S+/y;
+const RE_URL_SCHEME = /(?:https?:\/\/|www\.)\S+/iy;
 /** after a '.': a common TLD, then an optional path */
 const RE_TLD = /(?:com|net|org|ly|io|co|info|biz|xyz|ru|me|tk|top|click|link|gl|gd|cc|us|uk)\b(?:\/\S*)?/iy;
 const RE_PHONE = /(?:\+|\b)\d(?:[\d \t().-]{7,15})\d\b/g;
@@ -44,6 +44,7 @@ export class FeatureExtractor {
   hlEnd = new Int32Array(256);
   shout = 0;
   private langBit = 1;
+  private langSeed = 0;
 
   constructor(
     readonly tok: Tokenizer,
@@ -75,6 +76,10 @@ export class FeatureExtractor {
     }
     if (lex !== null && lex.maxPhraseTokens > 1) this.matchPhrases(nTok);
     this.applyRules(text, nTok);
+    // Hashed features are language-specific except for English: Turkish or German n-grams then do not pull on
+    // English weights, and languages without training data get no spurious n-gram scores (their signal comes
+    // from the language-independent lexicon features and rule floors). Chosen on validation splits.
+    this.langSeed = lang === 'en' ? 0 : Math.imul(hashLang(lang), 0x27d4eb2d);
     this.hashFeatures(text, nTok);
     return nTok;
   }
@@ -137,15 +142,18 @@ export class FeatureExtractor {
    */
   private markUrls(text: string, nTok: number): void {
     let covered = -1;
+    const spans: number[] = [];
     for (const prefix of ['http', 'www.', 'HTTP', 'WWW.']) {
       for (let p = text.indexOf(prefix); p >= 0; p = text.indexOf(prefix, p + 1)) {
         RE_URL_SCHEME.lastIndex = p;
         const m = RE_URL_SCHEME.exec(text);
-        if (m !== null) this.markSpan(p, p + m[0].length, R_URL, nTok);
+        if (m === null) continue;
+        this.markSpan(p, p + m[0].length, R_URL, nTok);
+        spans.push(p, p + m[0].length);
       }
     }
     for (let d = text.indexOf('.'); d >= 0; d = text.indexOf('.', d + 1)) {
-      if (d <= covered) continue;
+      if (d <= covered || inSpans(spans, d)) continue;
       let s = d;
       while (s > 0 && isDomainChar(text.charCodeAt(s - 1))) s--;
       if (d - s < 2 || (s > 0 && isWordChar(text.charCodeAt(s - 1)))) continue;
@@ -171,8 +179,6 @@ export class FeatureExtractor {
 
   private markRegex(text: string, re: RegExp, flag: number, nTok: number): void {
     re.lastIndex = 0;
-    const oS = this.tok.oS;
-    const oE = this.tok.oE;
     for (let m = re.exec(text); m !== null; m = re.exec(text)) {
       this.markSpan(m.index, m.index + m[0].length, flag, nTok);
       if (m[0].length === 0) re.lastIndex++;
@@ -216,7 +222,7 @@ export class FeatureExtractor {
         idx = b;
         this.idx = b;
       }
-      const h = tok.tH[t]!;
+      const h = tok.tH[t]! ^ this.langSeed;
       const f = tok.tFlag[t]!;
       const wi = fmix(h ^ SEED_WORD) >>> shift;
       const bi = fmix(Math.imul(prevH, 0x9e3779b1) ^ h ^ SEED_BIGRAM) >>> shift;
@@ -253,7 +259,7 @@ export class FeatureExtractor {
       const m = Math.min(len, MAX_GRAM_CHARS);
       const total = m + 2;
       for (let i = 0; i < total; i++) {
-        let g = SEED_CHAR;
+        let g = SEED_CHAR ^ this.langSeed;
         const lim = Math.min(total, i + maxN);
         for (let j = i; j < lim; j++) {
           const c = j === 0 ? BOS : j === total - 1 ? EOS : cps[s + j - 1]!;
@@ -266,6 +272,11 @@ export class FeatureExtractor {
   }
 }
 
+function inSpans(spans: number[], p: number): boolean {
+  for (let i = 0; i < spans.length; i += 2) if (p >= spans[i]! && p < spans[i + 1]!) return true;
+  return false;
+}
+
 function isWordChar(c: number): boolean {
   return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
 }
@@ -276,6 +287,10 @@ function isDomainChar(c: number): boolean {
 
 function isEmailLocalChar(c: number): boolean {
   return isWordChar(c) || c === 46 || c === 43 || c === 45;
+}
+
+function hashLang(l: string): number {
+  return (l.charCodeAt(0) << 8) | l.charCodeAt(1);
 }
 
 /** Dense feature value for a count of hits inside a window. */

@@ -28,6 +28,9 @@ export interface TextClassification {
 }
 
 export const HIGHLIGHT_MIN_SCORE = 0.2;
+/** Second, finer window size (tokens) used for texts longer than the main window. */
+const SHORT_WINDOW = 16;
+const SPAM_HEAD = TEXT_CATEGORIES.indexOf('spam');
 const MAX_HIGHLIGHTS = 3;
 const SUPPORTED = new Set<string>(SUPPORTED_LANGUAGES);
 
@@ -133,13 +136,22 @@ export class Scorer {
     this.nFlagged = nf;
     const z = this.z;
     z.fill(Number.NEGATIVE_INFINITY);
-    const win = this.window;
+    this.scanWindows(n, this.window, this.stride);
+    // Long texts are also scanned with short windows, so one insult in a long benign text is judged about as it
+    // would be on its own instead of being diluted by the 1/sqrt(count) normalisation.
+    // Not for spam: spam is a property of the whole message (e-mail bodies are long and mostly benign text).
+    if (n > this.window) this.scanWindows(n, SHORT_WINDOW, SHORT_WINDOW / 2, SPAM_HEAD);
+    return n;
+  }
+
+  private scanWindows(n: number, win: number, stride: number, skipHead = -1): void {
+    const z = this.z;
     let a = 0;
     for (;;) {
       const b = Math.min(n, a + win);
       const normC = this.windowLogits(a, b);
       for (let k = 0; k < N_HEADS; k++) {
-        if (this.acc[k]! > z[k]!) {
+        if (k !== skipHead && this.acc[k]! > z[k]!) {
           z[k] = this.acc[k]!;
           this.bestStart[k] = a;
           this.bestEnd[k] = b;
@@ -148,9 +160,8 @@ export class Scorer {
         }
       }
       if (b >= n) break;
-      a += this.stride;
+      a += stride;
     }
-    return n;
   }
 
   /** Adds the weights of features idx[from:to) for all 8 heads into out[o:o+8]. */

@@ -18,12 +18,13 @@ function main(): void {
     (e) =>
       e.split === 'test' ||
       (e.split === 'eval' && (e.source !== 'bias_madlibs' || m++ % 8 === 0)) ||
-      (e.split === 'calib' && (e.source.startsWith('tweeteval') || e.source === 'sms_spam' || e.source === 'spamassassin')),
+      (e.split === 'calib' &&
+        (e.source.startsWith('tweeteval') || e.source === 'sms_spam' || e.source === 'spamassassin')),
   );
   const t0 = performance.now();
   const scored = rows.map((e) => ({ e, s: model.classify(e.text, { language: e.lang }).scores }));
   const secs = (performance.now() - t0) / 1000;
-  console.log(`# Verdict text model evaluation (${model.version})\n`);
+  console.log(`### Verdict text model evaluation (${model.version})\n`);
   console.log(`Scored ${scored.length} held-out texts in ${secs.toFixed(1)} s.\n`);
 
   const pick = (pred: (e: Example) => boolean, cat: TextCategory) => {
@@ -39,7 +40,7 @@ function main(): void {
   };
 
   // 1. Headline benchmarks.
-  console.log('## Headline results (test splits; thresholds tuned on validation only)\n');
+  console.log('### Headline results (test splits; thresholds tuned on validation only)\n');
   console.log('| benchmark | head | metric | @0.5 | @val-tuned thr | ROC-AUC | published baseline |');
   console.log('|---|---|---|---|---|---|---|');
   const headline: [string, string, TextCategory, string, string][] = [
@@ -69,7 +70,7 @@ function main(): void {
   }
 
   // 2. Per category × dataset.
-  console.log('\n## Per-category results by held-out dataset\n');
+  console.log('\n### Per-category results by held-out dataset\n');
   console.log('| category | dataset (split) | lang | n | positives | ROC-AUC | F1@0.5 | P@0.5 | R@0.5 |');
   console.log('|---|---|---|---|---|---|---|---|---|');
   const sources = [...new Set(scored.map((r) => r.e.source))].sort();
@@ -88,7 +89,9 @@ function main(): void {
   }
 
   // 2b. Pooled rows, including template-generated test rows (the only sexual positives).
-  console.log('\n## Pooled held-out test rows including generated templates (sexual has no other positives)\n');
+  console.log(
+    '\n### Pooled held-out test rows including generated templates (sexual has no other positives)\n',
+  );
   console.log('| category | n | positives (generated) | ROC-AUC | F1@0.5 |');
   console.log('|---|---|---|---|---|');
   for (const cat of ['violence', 'sexual', 'self_harm', 'spam'] as const) {
@@ -98,12 +101,14 @@ function main(): void {
       (r) => r.e.split === 'test' && r.e.source.startsWith('generated') && r.e.labels[k] === 1,
     ).length;
     const npos = t.y.filter((v) => v === 1).length;
-    console.log(`| ${cat} | ${t.y.length} | ${npos} (${gen}) | ${f3(rocAuc(t.s, t.y))} | ${f3(prf(t.s, t.y).f1)} |`);
+    console.log(
+      `| ${cat} | ${t.y.length} | ${npos} (${gen}) | ${f3(rocAuc(t.s, t.y))} | ${f3(prf(t.s, t.y).f1)} |`,
+    );
   }
   console.log('\nMetrics on generated rows measure template recall only, not real-world quality.');
 
   // 3. Per language (pooled real-data test splits).
-  console.log('\n## Per-language results (pooled held-out test splits of real data)\n');
+  console.log('\n### Per-language results (pooled held-out test splits of real data)\n');
   console.log('| language | category | n | positives | ROC-AUC | F1@0.5 |');
   console.log('|---|---|---|---|---|---|');
   for (const lang of ['en', 'de', 'tr', 'ar'] as const) {
@@ -122,21 +127,22 @@ function main(): void {
   console.log('covered by lexicon features only, and have no measured accuracy.');
 
   // 4. Reliability.
-  console.log('\n## Calibration: reliability on pooled held-out test splits (real data)\n');
+  console.log('\n### Calibration: reliability on pooled held-out test splits (real data)\n');
+  console.log('| category | ECE | 0–0.2 | 0.2–0.4 | 0.4–0.6 | 0.6–0.8 | 0.8–1.0 |');
+  console.log('|---|---|---|---|---|---|---|');
+  const unmeasured: string[] = [];
   for (const cat of TEXT_CATEGORIES) {
     const t = pick((e) => e.split === 'test' && !e.source.startsWith('generated'), cat);
-    const npos = t.y.filter((v) => v === 1).length;
-    if (npos === 0) {
-      console.log(`- ${cat}: no labelled real data; not measurable.`);
+    if (!t.y.includes(1)) {
+      unmeasured.push(cat);
       continue;
     }
     const bins = reliability(t.s, t.y, 5);
     const cells = bins.map((b) => (b.n ? `${b.meanP.toFixed(2)}→${b.rate.toFixed(2)} (${b.n})` : '–'));
-    console.log(`| ${cat} | ECE ${ece(t.s, t.y).toFixed(3)} | ${cells.join(' | ')} |`);
+    console.log(`| ${cat} | ${ece(t.s, t.y).toFixed(3)} | ${cells.join(' | ')} |`);
   }
-  console.log(
-    '\n(each cell: mean predicted probability → observed positive rate (count), bins 0–0.2, …, 0.8–1.0)',
-  );
+  console.log('\nEach cell: mean predicted probability → observed positive rate (count).');
+  if (unmeasured.length > 0) console.log(`Not measurable (no labelled real data): ${unmeasured.join(', ')}.`);
 }
 
 main();

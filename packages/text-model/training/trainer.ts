@@ -47,8 +47,9 @@ export function train(
   let pool = new Int32Array(1 << 24);
   let used = 0;
   const dense = new Float32Array(n * N_DENSE);
-  const norms = new Float32Array(n); // char n-gram group
-  const wnorms = new Float32Array(n); // word-level group
+  // Normalisers of the char n-gram and word-level groups (equal today: separate ones lost on validation).
+  const norms = new Float32Array(n);
+  const wnorms = new Float32Array(n);
   const dc = new Float64Array(N_DENSE);
   const t0 = performance.now();
   for (let i = 0; i < n; i++) {
