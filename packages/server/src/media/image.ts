@@ -2,7 +2,7 @@ import { createHash, webcrypto } from 'node:crypto';
 import sharp from 'sharp';
 import { AppError, type ErrorCode } from '../domain/errors.ts';
 import type { MediaRef } from '../domain/media.ts';
-import { type Resolver, safeFetch, UnsafeUrlError } from './safe-fetch.ts';
+import { fetchMedia, type MediaFetchOptions, type MediaKind } from './fetch-media.ts';
 
 /** Decoded bytes of one image, at most (interface §8, decisions §3). */
 export const MAX_IMAGE_BYTES = 20 * 1024 * 1024;
@@ -21,17 +21,7 @@ export type ImageInput = { kind: 'url'; url: string } | { kind: 'inline'; bytes:
 
 export type { MediaRef };
 
-export interface ImageFetchOptions {
-  allowPrivate: boolean;
-  allowHttp: boolean;
-  ca?: string | Buffer | Array<string | Buffer>;
-  connectTimeoutMs?: number;
-  totalTimeoutMs?: number;
-  /** DNS resolver for the fetch (tests). */
-  lookup?: Resolver;
-  /** Which addresses count as public (tests); see SafeFetchOptions. */
-  isAllowedAddress?: (address: string) => boolean;
-}
+export type ImageFetchOptions = MediaFetchOptions;
 
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 /** WebCrypto hashes on the thread pool: 20 MB take ~25 ms that the event loop should not spend. */
@@ -161,36 +151,18 @@ export function imageRef(input: ImageInput): string {
   return input.kind === 'url' ? input.url : `sha256:${input.sha256}`;
 }
 
+const IMAGE: MediaKind = {
+  noun: 'image',
+  maxBytes: MAX_IMAGE_BYTES,
+  sizeLabel: '20 MB',
+  totalTimeoutMs: 15_000,
+  accept: 'image/jpeg, image/png, image/webp, image/gif;q=0.9, */*;q=0.1',
+  invalidCode: 'INVALID_IMAGE_URL',
+};
+
 /** Fetches an image URL through the SSRF-safe fetcher: INVALID_IMAGE_URL for anything not public or failing. */
-export async function fetchImage(url: string, field: string, options: ImageFetchOptions): Promise<Buffer> {
-  try {
-    const response = await safeFetch(url, {
-      allowPrivate: options.allowPrivate,
-      allowHttp: options.allowHttp,
-      maxBytes: MAX_IMAGE_BYTES,
-      connectTimeoutMs: options.connectTimeoutMs ?? 5_000,
-      totalTimeoutMs: options.totalTimeoutMs ?? 15_000,
-      maxRedirects: 3,
-      throwOnHttpError: true,
-      headers: { accept: 'image/jpeg, image/png, image/webp, image/gif;q=0.9, */*;q=0.1' },
-      ...(options.ca !== undefined && { ca: options.ca }),
-      ...(options.lookup && { lookup: options.lookup }),
-      ...(options.isAllowedAddress && { isAllowedAddress: options.isAllowedAddress }),
-    });
-    return response.body;
-  } catch (error) {
-    if (!(error instanceof UnsafeUrlError)) throw error;
-    if (error.reason === 'too_large') {
-      throw new AppError('CONTENT_TOO_LARGE', `The image at ${field} is larger than 20 MB`, {
-        field,
-        maxBytes: MAX_IMAGE_BYTES,
-      });
-    }
-    throw new AppError('INVALID_IMAGE_URL', `${field} is not accessible: ${error.message}`, {
-      field,
-      reason: error.reason,
-    });
-  }
+export function fetchImage(url: string, field: string, options: ImageFetchOptions): Promise<Buffer> {
+  return fetchMedia(url, field, IMAGE, options);
 }
 
 /**

@@ -4,21 +4,22 @@ import path from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { AppError } from '../../domain/errors.ts';
-import { type Resolver, safeFetch, UnsafeUrlError } from '../safe-fetch.ts';
+import { fetchMedia, type MediaFetchOptions, type MediaKind } from '../fetch-media.ts';
 
 /** Uploads and downloaded videos, at most (interface §8). */
 export const MAX_VIDEO_BYTES = 100 * 1024 * 1024;
 export const MAX_VIDEO_URL_LENGTH = 8192;
 
-export interface VideoFetchOptions {
-  allowPrivate: boolean;
-  allowHttp: boolean;
-  ca?: string | Buffer | Array<string | Buffer>;
-  connectTimeoutMs?: number;
-  totalTimeoutMs?: number;
-  lookup?: Resolver;
-  isAllowedAddress?: (address: string) => boolean;
-}
+export type VideoFetchOptions = MediaFetchOptions;
+
+const VIDEO: MediaKind = {
+  noun: 'video',
+  maxBytes: MAX_VIDEO_BYTES,
+  sizeLabel: '100 MB',
+  totalTimeoutMs: 120_000,
+  accept: 'video/*, application/octet-stream;q=0.5, */*;q=0.1',
+  invalidCode: 'INVALID_VIDEO_URL',
+};
 
 /** Validates a video URL's form (no network): https, or http when the operator allows it. */
 export function parseVideoUrl(value: unknown, field: string, options: { allowHttp: boolean }): string {
@@ -55,35 +56,7 @@ export async function downloadVideo(
   field: string,
   options: VideoFetchOptions,
 ): Promise<{ sha256: string; bytes: number }> {
-  let body: Buffer;
-  try {
-    const response = await safeFetch(url, {
-      allowPrivate: options.allowPrivate,
-      allowHttp: options.allowHttp,
-      maxBytes: MAX_VIDEO_BYTES,
-      connectTimeoutMs: options.connectTimeoutMs ?? 5_000,
-      totalTimeoutMs: options.totalTimeoutMs ?? 120_000,
-      maxRedirects: 3,
-      throwOnHttpError: true,
-      headers: { accept: 'video/*, application/octet-stream;q=0.5, */*;q=0.1' },
-      ...(options.ca !== undefined && { ca: options.ca }),
-      ...(options.lookup && { lookup: options.lookup }),
-      ...(options.isAllowedAddress && { isAllowedAddress: options.isAllowedAddress }),
-    });
-    body = response.body;
-  } catch (error) {
-    if (!(error instanceof UnsafeUrlError)) throw error;
-    if (error.reason === 'too_large') {
-      throw new AppError('CONTENT_TOO_LARGE', `The video at ${field} is larger than 100 MB`, {
-        field,
-        maxBytes: MAX_VIDEO_BYTES,
-      });
-    }
-    throw new AppError('INVALID_VIDEO_URL', `${field} is not accessible: ${error.message}`, {
-      field,
-      reason: error.reason,
-    });
-  }
+  const body = await fetchMedia(url, field, VIDEO, options);
   await fs.promises.mkdir(path.dirname(file), { recursive: true });
   await fs.promises.writeFile(file, body, { mode: 0o600 });
   return { sha256: createHash('sha256').update(body).digest('hex'), bytes: body.length };
