@@ -9,7 +9,7 @@ import { AppError, isAppError } from './errors.ts';
 import { buildEvent, type EventOutbox } from './events.ts';
 import { newId } from './ids.ts';
 import type { PolicyService } from './policies/service.ts';
-import { hasScope, type Principal, requireScope } from './principal.ts';
+import { hasScope, type Principal, requireScope, workerPrincipal } from './principal.ts';
 import {
   coverDecisions,
   type UsageService,
@@ -260,14 +260,7 @@ export class BatchService {
   async process(batchId: string, signal?: AbortSignal): Promise<void> {
     const batch = await this.repository.get(batchId);
     if (batch?.status !== 'processing') return;
-    const principal: Principal = {
-      keyId: batch.keyId,
-      accountId: batch.accountId,
-      scopes: new Set(['check']),
-      isOperator: false,
-      rateLimit: null,
-      account: { monthlyQuota: null, trialEndsAt: null },
-    };
+    const principal = workerPrincipal(batch.keyId, batch.accountId);
     const done = new Set((await this.repository.results(batchId)).map((r) => r.index));
     const pending = batch.items
       .map((item, index) => ({ item, index }))

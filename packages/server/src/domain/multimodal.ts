@@ -12,6 +12,7 @@ import type { PolicyService } from './policies/service.ts';
 import { type Principal, requireScope } from './principal.ts';
 import type { Action, CategoryName, Language } from './taxonomy.ts';
 import { type UsageService, units, withReservation } from './usage.ts';
+import { frameResult } from './video-analysis.ts';
 import { type FrameResult, SYNC_VIDEO_FRAMES, type VideoEvaluation } from './video-evaluator.ts';
 
 /** Images per multi-modal request, at most (interface §8). */
@@ -292,18 +293,7 @@ function framesUnder(policy: Parameters<typeof applyPolicy>[0], evaluation: Vide
       scores: Object.fromEntries(frame.categories.map((c) => [c.category, c.score])),
       evaluated: frame.categories.map((c) => c.category),
     });
-    return {
-      frameNumber: frame.frameNumber,
-      timestamp: frame.timestamp,
-      safe: outcome.safe,
-      flagged: outcome.flagged,
-      action: outcome.action,
-      categories: outcome.categories.map((c) => ({
-        category: c.category,
-        score: c.score,
-        triggered: c.triggered,
-      })),
-    };
+    return frameResult(frame.frameNumber, frame.timestamp, outcome);
   });
 }
 

@@ -45,3 +45,18 @@ export function requireOperatorAdmin(principal: Principal): void {
     );
   }
 }
+
+/**
+ * The principal background work runs as: the submitting key and account, with only the `check` scope. Quotas and
+ * trials were enforced when the work was accepted, so none are applied again.
+ */
+export function workerPrincipal(keyId: string, accountId: string): Principal {
+  return {
+    keyId,
+    accountId,
+    scopes: new Set(['check']),
+    isOperator: false,
+    rateLimit: null,
+    account: { monthlyQuota: null, trialEndsAt: null },
+  };
+}

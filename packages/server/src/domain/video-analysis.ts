@@ -20,6 +20,22 @@ export interface FrameResult {
   evidence?: { url: string; expiresAt: string };
 }
 
+/** A frame's result as shown (interface §2.8: categories with `category`, `score` and `triggered` only). */
+export function frameResult(frameNumber: number, timestamp: number, outcome: PolicyOutcome): FrameResult {
+  return {
+    frameNumber,
+    timestamp,
+    safe: outcome.safe,
+    flagged: outcome.flagged,
+    action: outcome.action,
+    categories: outcome.categories.map((c) => ({
+      category: c.category,
+      score: c.score,
+      triggered: c.triggered,
+    })),
+  };
+}
+
 export interface VideoAnalysis {
   frames: FrameResult[];
   /** Most severe over the frames: per category the highest score, so a category triggers iff it does in a frame. */
@@ -81,18 +97,7 @@ export async function analyzeVideoFile(
       }
       cost += result.cost;
       modelVersion = result.modelVersion;
-      const entry: FrameResult = {
-        frameNumber: frame.index,
-        timestamp: frame.timestamp,
-        safe: outcome.safe,
-        flagged: outcome.flagged,
-        action: outcome.action,
-        categories: outcome.categories.map((c) => ({
-          category: c.category,
-          score: c.score,
-          triggered: c.triggered,
-        })),
-      };
+      const entry = frameResult(frame.index, frame.timestamp, outcome);
       if (outcome.flagged && options.evidence) entry.evidence = await options.evidence(frame);
       options.onProgress?.(++done);
       return entry;

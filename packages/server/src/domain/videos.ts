@@ -14,7 +14,7 @@ import { AppError, isAppError } from './errors.ts';
 import { buildEvent, type EventOutbox } from './events.ts';
 import { newId } from './ids.ts';
 import type { PolicyService } from './policies/service.ts';
-import { type Principal, requireScope } from './principal.ts';
+import { type Principal, requireScope, workerPrincipal } from './principal.ts';
 import { monthOf, type UsageService, units } from './usage.ts';
 import { analyzeVideoFile } from './video-analysis.ts';
 import type { EvidenceStore } from './video-evidence.ts';
@@ -350,14 +350,7 @@ export class VideoService {
   async process(id: string, signal?: AbortSignal): Promise<void> {
     const video = await this.repository.get(id);
     if (video?.status !== 'processing') return;
-    const principal: Principal = {
-      keyId: video.keyId,
-      accountId: video.accountId,
-      scopes: new Set(['check']),
-      isOperator: false,
-      rateLimit: null,
-      account: { monthlyQuota: null, trialEndsAt: null },
-    };
+    const principal = workerPrincipal(video.keyId, video.accountId);
     const policy = await this.policies.resolve(principal, video.policyId);
     const file = path.join(this.options.dataDir, video.file);
     if (!fs.existsSync(file)) {
