@@ -18,11 +18,18 @@ const generous = {
   VERDICT_RATE_LIMIT_BURST_PER_SECOND: '1000000',
 };
 
+// Each pair differs only in the limits: with REDIS_URL set, the queue also moves to Redis, so compare like with like.
 const variants: [string, Record<string, string>][] = [
-  ['limits off', { VERDICT_RATE_LIMITS: 'false' }],
-  ['limits on (memory)', { VERDICT_RATE_LIMITS: 'true', ...generous }],
+  ['limits off', { VERDICT_RATE_LIMITS: 'false', REDIS_URL: '' }],
+  ['limits on (memory)', { VERDICT_RATE_LIMITS: 'true', REDIS_URL: '', ...generous }],
 ];
-if (process.env.REDIS_URL) variants.push(['limits on (redis)', { VERDICT_RATE_LIMITS: 'true', ...generous }]);
+if (process.env.REDIS_URL) {
+  variants.push(['limits off (redis)', { VERDICT_RATE_LIMITS: 'false', REDIS_URL: process.env.REDIS_URL }]);
+  variants.push([
+    'limits on (redis)',
+    { VERDICT_RATE_LIMITS: 'true', REDIS_URL: process.env.REDIS_URL, ...generous },
+  ]);
+}
 
 const results: [string, number][] = [];
 for (const [name, env] of variants) {
@@ -42,5 +49,8 @@ for (const [name, env] of variants) {
   child.kill('SIGTERM');
   await new Promise((resolve) => child.once('exit', resolve));
 }
-const off = results[0]![1];
-for (const [name, rps] of results.slice(1)) console.log(`${name} / limits off: ${fmt(rps / off, 3)}`);
+const rps = Object.fromEntries(results);
+console.log(`memory: limits on / off = ${fmt(rps['limits on (memory)']! / rps['limits off']!, 3)}`);
+if (rps['limits on (redis)']) {
+  console.log(`redis:  limits on / off = ${fmt(rps['limits on (redis)']! / rps['limits off (redis)']!, 3)}`);
+}

@@ -30,8 +30,7 @@ export interface RateLimiter {
 type LimiterFactory = (points: number, duration: number, prefix: string) => RateLimiterAbstract;
 
 /**
- * Per-key limits on rate-limiter-flexible: a burst window of 1 s checked first, then the sustained window of 60 s,
- * so a request refused for bursting does not use up the minute. Limiter instances are cached per limit value, since
+ * Per-key limits on rate-limiter-flexible: a burst window of 1 s and a sustained window of 60 s. Limiter instances are cached per limit value, since
  * keys may carry their own overrides; the stored counters are keyed by API key ID alone.
  */
 export class FlexibleRateLimiter implements RateLimiter {
@@ -54,37 +53,43 @@ export class FlexibleRateLimiter implements RateLimiter {
 
   async consume(keyId: string, limits: KeyLimits): Promise<RateDecision> {
     const now = Date.now();
-    try {
-      await this.limiter(limits.burstPerSecond, 1).consume(keyId);
-    } catch (error) {
-      if (!(error instanceof RateLimiterRes)) return { kind: 'unavailable', error };
-      const retryAfter = Math.max(1, Math.ceil(error.msBeforeNext / 1000));
+    // Both windows are consumed at once (one round trip's latency with Redis). A request refused for bursting
+    // still counts toward its minute: it was made.
+    const [burst, minute] = await Promise.allSettled([
+      this.limiter(limits.burstPerSecond, 1).consume(keyId),
+      this.limiter(limits.perMinute, 60).consume(keyId),
+    ]);
+    for (const outcome of [burst, minute]) {
+      if (outcome.status === 'rejected' && !(outcome.reason instanceof RateLimiterRes)) {
+        return { kind: 'unavailable', error: outcome.reason };
+      }
+    }
+    if (burst.status === 'rejected') {
+      const res = burst.reason as RateLimiterRes;
       return {
         kind: 'limited',
         code: 'BURST_LIMIT_EXCEEDED',
         limit: limits.perMinute,
-        resetAt: Math.ceil((now + error.msBeforeNext) / 1000),
-        retryAfter,
+        resetAt: Math.ceil((now + res.msBeforeNext) / 1000),
+        retryAfter: Math.max(1, Math.ceil(res.msBeforeNext / 1000)),
       };
     }
-    try {
-      const res = await this.limiter(limits.perMinute, 60).consume(keyId);
-      return {
-        kind: 'allowed',
-        limit: limits.perMinute,
-        remaining: res.remainingPoints,
-        resetAt: Math.ceil((now + res.msBeforeNext) / 1000),
-      };
-    } catch (error) {
-      if (!(error instanceof RateLimiterRes)) return { kind: 'unavailable', error };
+    if (minute.status === 'rejected') {
+      const res = minute.reason as RateLimiterRes;
       return {
         kind: 'limited',
         code: 'RATE_LIMIT_EXCEEDED',
         limit: limits.perMinute,
-        resetAt: Math.ceil((now + error.msBeforeNext) / 1000),
-        retryAfter: Math.max(1, Math.ceil(error.msBeforeNext / 1000)),
+        resetAt: Math.ceil((now + res.msBeforeNext) / 1000),
+        retryAfter: Math.max(1, Math.ceil(res.msBeforeNext / 1000)),
       };
     }
+    return {
+      kind: 'allowed',
+      limit: limits.perMinute,
+      remaining: minute.value.remainingPoints,
+      resetAt: Math.ceil((now + minute.value.msBeforeNext) / 1000),
+    };
   }
 }
 
