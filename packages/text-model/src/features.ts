@@ -314,3 +314,98 @@ export function denseCounts(flags: Int32Array, a: number, b: number, shout: numb
   for (let d = 0; d < N_DENSE; d++) out[d] = denseValue(out[d]!);
   out[D_SHOUT] = shout;
 }
+
+/**
+ * Text-level spam cues (used by the spam head only), computed from the first SPAM_CUE_CHARS characters of the raw
+ * text. SMS spam carries signals that hashed n-grams normalised by 1/sqrt(count) dilute, or that tokenization
+ * loses: premium short codes ("txt WIN to 87121"), per-message prices ("150p/msg"), opt-out and age lines
+ * ("send STOP", "16+"), prize words, digit density, ALL-CAPS words and message length.
+ */
+export const SPAM_CUES = [
+  'short_code',
+  'price_per_unit',
+  'txt_keyword_to_number',
+  'opt_out_or_legal',
+  'prize_words',
+  'premium_number',
+  'currency',
+  'digit_density',
+  'caps_words',
+  'length_sms',
+  'length_long',
+  'service_words',
+  'phone_number',
+] as const;
+export const N_SPAM_CUES = SPAM_CUES.length;
+const SPAM_CUE_CHARS = 1000;
+
+const RE_SHORT_CODE = /(?<![\d£$€.,:/-])\d{5,6}(?![\d.,:/])/;
+const RE_PRICE =
+  /\d(?:\.\d+)?p\b|\bp\s?\/\s?(?:min|msg|txt|sms|wk|week|text)\b|\/(?:min|msg|txt|sms|wk)\b|\bper (?:min|minute|msg|message|txt|text|wk|week)\b|\bppm\b|\d\s?pence\b/i;
+const RE_TXT_TO =
+  /\b(?:txt|text|sms|send|reply|call|ring|dial)\b[^\n.!?]{0,30}?\b(?:to|on|now)\s*:?\s*\d{4,}/i;
+const RE_TXT_KEYWORD = /\b(?:[Rr]eply|REPLY|[Tt]xt|TXT|[Tt]ext|TEXT|[Ss]end|SEND)\s+(?:[A-Z]{2,}|[A-Z])\b/;
+const RE_OPT_OUT =
+  /\bstop\b|\bunsub|\bopt[\s-]?out\b|\bt\s?&\s?cs?\b|\btcs\b|\b1[68]\s?\+|\bpo\s?box|\bcustomer (?:care|service)\b/i;
+const RE_PRIZE =
+  /\b(?:won|winner|win|wins|prize|awarded|award|claim|guaranteed|cash|voucher|bonus|selected|congratulations|congrats|urgent|free|freemsg|offer|entry|draw|ringtones?|tones|landline|valid|expires)\b/gi;
+const RE_PREMIUM = /\b0(?:9\d|8[47]\d)\d{7,8}\b|\b0800\s?\d{6,7}\b/;
+const RE_SERVICE =
+  /\b(?:txt|txts|msg|msgs|mob|mobile|ringtones?|polyphonic|nokia|camcorder|video|pics?|chat|dating|sexy|singles|download|content|service|network|rates?|unlimited|latest|subscription|subscriber|sae|tc|cs|ur|u|4|2)\b/gi;
+const RE_PHONE_NUMBER = /(?<![\d.])(?:\+?44\s?|0)\d{3,4}\s?\d{6,7}(?![\d.])/;
+const RE_CURRENCY = /[£$€¥₹]\s?\d|\d\s?(?:[£$€]|usd|eur|gbp)\b/i;
+
+/** Fills out[0..N_SPAM_CUES) with the text's spam cues (values in [0, 2]). */
+export function spamCues(text: string, out: Float64Array): void {
+  out.fill(0);
+  const s = text.length > SPAM_CUE_CHARS ? text.slice(0, SPAM_CUE_CHARS) : text;
+  const len = s.length;
+  let digits = 0;
+  let nonSpace = 0;
+  let words = 0;
+  let capsWords = 0;
+  let up = 0;
+  let low = 0;
+  let inWord = false;
+  for (let i = 0; i <= len; i++) {
+    const c = i < len ? s.charCodeAt(i) : 32;
+    const letter = (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+    if (letter) {
+      if (!inWord) {
+        inWord = true;
+        up = 0;
+        low = 0;
+      }
+      if (c <= 90) up++;
+      else low++;
+    } else if (inWord) {
+      inWord = false;
+      words++;
+      if (up >= 2 && low === 0) capsWords++;
+    }
+    if (c >= 48 && c <= 57) digits++;
+    if (c !== 32 && c !== 10 && c !== 9 && c !== 13 && i < len) nonSpace++;
+  }
+  if (digits > 0) {
+    if (RE_SHORT_CODE.test(s)) out[0] = 1;
+    if (RE_PRICE.test(s)) out[1] = 1;
+    if (RE_TXT_TO.test(s)) out[2] = 1;
+    if (RE_PREMIUM.test(s)) out[5] = 1;
+    if (RE_CURRENCY.test(s)) out[6] = 1;
+  }
+  if (out[2] === 0 && RE_TXT_KEYWORD.test(s)) out[2] = 1;
+  if (RE_OPT_OUT.test(s)) out[3] = 1;
+  RE_PRIZE.lastIndex = 0;
+  let prize = 0;
+  while (prize < 3 && RE_PRIZE.exec(s) !== null) prize++;
+  out[4] = denseValue(prize);
+  out[7] = Math.min(1, (4 * digits) / Math.max(40, nonSpace));
+  out[8] = words === 0 ? 0 : Math.min(1, (3 * capsWords) / Math.max(5, words));
+  out[9] = Math.min(text.length, 160) / 160;
+  out[10] = text.length > 400 ? 1 : 0;
+  RE_SERVICE.lastIndex = 0;
+  let service = 0;
+  while (service < 3 && RE_SERVICE.exec(s) !== null) service++;
+  out[11] = denseValue(service);
+  if (digits >= 10 && RE_PHONE_NUMBER.test(s)) out[12] = 1;
+}

@@ -9,7 +9,7 @@ import {
   TEXT_CATEGORIES,
   type TextCategory,
 } from './constants.ts';
-import { denseCounts, FeatureExtractor, MIN_NORM_FEATURES } from './features.ts';
+import { denseCounts, FeatureExtractor, MIN_NORM_FEATURES, N_SPAM_CUES, spamCues } from './features.ts';
 import { detectLanguage } from './language.ts';
 import { Lexicon } from './lexicon.ts';
 import { Tokenizer } from './tokenize.ts';
@@ -69,6 +69,11 @@ export class Scorer {
   readonly anyFlags = { value: 0 };
   private readonly dc = new Float64Array(N_DENSE);
   readonly acc = new Float64Array(N_HEADS);
+  /** weights of the text-level spam cues (spam head only; absent in older weights files) */
+  readonly cueW: Float64Array | null;
+  readonly cues = new Float64Array(N_SPAM_CUES);
+  /** the spam cues' contribution to the spam logit of the current text (same for every window) */
+  private cueLogit = 0;
 
   constructor(w: Weights) {
     const h = w.header;
@@ -81,6 +86,7 @@ export class Scorer {
       for (let k = 0; k < N_HEADS; k++) this.dense[d * N_HEADS + k] = h.dense[d]![k]!;
     this.window = h.window;
     this.stride = h.stride;
+    this.cueW = h.spamCues ? Float64Array.from(h.spamCues) : null;
   }
 
   /** Runs tokenization + features and fills `z` with the max-over-windows logit per head. */
@@ -134,6 +140,11 @@ export class Scorer {
       }
     }
     this.nFlagged = nf;
+    this.cueLogit = 0;
+    if (this.cueW !== null && n > 0) {
+      spamCues(text, this.cues);
+      for (let i = 0; i < N_SPAM_CUES; i++) this.cueLogit += this.cues[i]! * this.cueW[i]!;
+    }
     const z = this.z;
     z.fill(Number.NEGATIVE_INFINITY);
     this.scanWindows(n, this.window, this.stride);
@@ -252,6 +263,7 @@ export class Scorer {
       }
       acc[k] = v;
     }
+    acc[SPAM_HEAD]! += this.cueLogit;
     return norm;
   }
 }
@@ -267,12 +279,18 @@ export class LocalTextModel implements TextModel {
   private readonly scorer: Scorer;
   private readonly platt: Float64Array;
   private readonly rules: Rule[];
+  /** spam calibration for texts of at most spamShortMax chars (-1: none; platt[spam] is used for all) */
+  private readonly spamShortMax: number;
+  private readonly spamShort: Float64Array;
   private readonly tokScore = new Float64Array(MAX_HIGHLIGHTS);
   private readonly tokIdx = new Int32Array(MAX_HIGHLIGHTS);
 
   constructor(weights: Weights, fileBytes: Uint8Array) {
     this.scorer = new Scorer(weights);
     this.platt = Float64Array.from(weights.header.platt.flat());
+    const sp = weights.header.spamPlatt;
+    this.spamShortMax = sp ? sp.shortMaxChars : -1;
+    this.spamShort = sp ? Float64Array.from(sp.short) : this.platt.subarray(2 * SPAM_HEAD, 2 * SPAM_HEAD + 2);
     this.rules = weights.header.rules;
     const hash = createHash('sha256').update(fileBytes).digest('hex').slice(0, 10);
     this.version = `${weights.header.modelVersion}+${hash}`;
@@ -291,7 +309,13 @@ export class LocalTextModel implements TextModel {
     const lb = langBit(language);
     for (let k = 0; k < N_HEADS; k++) {
       // no tokens (empty, whitespace or punctuation only): nothing to judge
-      let p = n === 0 ? 0 : sigmoid(this.platt[2 * k]! * s.z[k]! + this.platt[2 * k + 1]!);
+      let a = this.platt[2 * k]!;
+      let b = this.platt[2 * k + 1]!;
+      if (k === SPAM_HEAD && text.length <= this.spamShortMax) {
+        a = this.spamShort[0]!;
+        b = this.spamShort[1]!;
+      }
+      let p = n === 0 ? 0 : sigmoid(a * s.z[k]! + b);
       for (const r of this.rules) {
         if (r.head === k && (any & r.flag) === r.flag && (r.langs & lb) !== 0 && r.p > p) p = r.p;
       }

@@ -22,6 +22,13 @@ export interface WeightsHeader {
   dense: number[][];
   /** Platt scaling per head: p = sigmoid(a * z + b) */
   platt: [number, number][];
+  /** weights of the text-level spam cues (SPAM_CUES order), added to the spam head's logit; optional */
+  spamCues?: number[];
+  /**
+   * Spam calibration by text length (optional; overrides platt[spam]): `short` for texts of at most
+   * `shortMaxChars` UTF-16 units (SMS, chat, comments), `long` otherwise (e-mail).
+   */
+  spamPlatt?: { shortMaxChars: number; short: [number, number]; long: [number, number] };
   /**
    * Documented rule floors (max-combination): when the text's tokens carry all bits of `flag` and the language is in
    * `langs`, the head's probability is at least `p`.

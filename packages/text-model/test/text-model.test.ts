@@ -54,6 +54,30 @@ describe('calibration sanity', () => {
     ).toBeGreaterThan(0.5);
     expect(score('Are we still on for lunch at noon?', 'spam')).toBeLessThan(0.2);
   });
+
+  it('SMS spam cues: short codes and per-message prices, without the usual prize words', () => {
+    expect(
+      score('Txt CHAT to 86688 now to meet local singles! 150p/Msg. Send STOP to end', 'spam'),
+    ).toBeGreaterThan(0.5);
+    expect(score('Sorry, can you text me the address? I will be there at 7', 'spam')).toBeLessThan(0.2);
+  });
+});
+
+describe('spam cues', () => {
+  it('fires on SMS conventions and stays quiet on chat', async () => {
+    const { spamCues, SPAM_CUES, N_SPAM_CUES } = await import('../src/features.ts');
+    const out = new Float64Array(N_SPAM_CUES);
+    spamCues('Text RALLY to 61200 (25p), T&Cs apply, 16+', out);
+    const on = (name: string) => out[SPAM_CUES.indexOf(name as (typeof SPAM_CUES)[number])]!;
+    expect(on('short_code')).toBe(1);
+    expect(on('price_per_unit')).toBe(1);
+    expect(on('txt_keyword_to_number')).toBe(1);
+    expect(on('opt_out_or_legal')).toBe(1);
+    spamCues('ok see you at 5pm, bring the 2 books', out);
+    expect(
+      on('short_code') + on('price_per_unit') + on('txt_keyword_to_number') + on('opt_out_or_legal'),
+    ).toBe(0);
+  });
 });
 
 describe('evasion robustness', () => {

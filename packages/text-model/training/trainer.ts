@@ -1,6 +1,6 @@
 /** Multi-head logistic regression over hashed + dense features, trained with AdaGrad (deterministic). */
 import { langBit, N_DENSE, N_HEADS, SUPPORTED_LANGUAGES, TEXT_CATEGORIES } from '../src/constants.ts';
-import { denseCounts, FeatureExtractor, MIN_NORM_FEATURES } from '../src/features.ts';
+import { denseCounts, FeatureExtractor, MIN_NORM_FEATURES, N_SPAM_CUES, spamCues } from '../src/features.ts';
 import { mulberry32 } from '../src/hash.ts';
 import type { Lexicon } from '../src/lexicon.ts';
 import { Tokenizer } from '../src/tokenize.ts';
@@ -24,7 +24,14 @@ export interface TrainConfig {
   sourceBias: boolean;
   /** heads trained on word-level features only (their char n-gram weights stay 0 except for collisions) */
   wordOnlyHeads: number[];
+  /** learn weights for the text-level spam cues (SPAM_CUES), spam head only */
+  spamCues: boolean;
+  /** per-head overrides of the number of epochs and of the learning rate (heads are independent models) */
+  epochsByHead?: Record<string, number>;
+  lrByHead?: Record<string, number>;
 }
+
+const SPAM = TEXT_CATEGORIES.indexOf('spam');
 
 const CHAR_BIT = 1 << 30;
 
@@ -32,6 +39,8 @@ export interface TrainedParams {
   hashed: Float32Array;
   bias: Float64Array;
   dense: Float64Array; // [d * N_HEADS + k]
+  /** spam-cue weights (zeros when cfg.spamCues is off) */
+  cues: Float64Array;
 }
 
 export function train(
@@ -51,6 +60,8 @@ export function train(
   const norms = new Float32Array(n);
   const wnorms = new Float32Array(n);
   const dc = new Float64Array(N_DENSE);
+  const cues = new Float32Array(cfg.spamCues ? n * N_SPAM_CUES : 0);
+  const cueTmp = new Float64Array(N_SPAM_CUES);
   const t0 = performance.now();
   for (let i = 0; i < n; i++) {
     const e = examples[i]!;
@@ -74,6 +85,10 @@ export function train(
     wnorms[i] = norms[i]!;
     denseCounts(fx.tokFlags, 0, b, fx.shout, dc);
     for (let d = 0; d < N_DENSE; d++) dense[i * N_DENSE + d] = dc[d]!;
+    if (cfg.spamCues && e.labels[SPAM]! >= 0) {
+      spamCues(e.text, cueTmp);
+      for (let d = 0; d < N_SPAM_CUES; d++) cues[i * N_SPAM_CUES + d] = cueTmp[d]!;
+    }
   }
   log(`featurised ${n} examples, ${used} features in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 
@@ -114,6 +129,8 @@ export function train(
   const Gb = new Float64Array(N_HEADS);
   const V = new Float64Array(N_DENSE * N_HEADS);
   const Gv = new Float64Array(N_DENSE * N_HEADS);
+  const C = new Float64Array(N_SPAM_CUES);
+  const Gc = new Float64Array(N_SPAM_CUES);
   const rnd = mulberry32(cfg.seed);
   const order = new Int32Array(n);
   for (let i = 0; i < n; i++) order[i] = i;
@@ -122,10 +139,15 @@ export function train(
   const g = new Float64Array(N_HEADS);
   const wordOnlyMask = new Uint8Array(N_HEADS);
   for (const k of cfg.wordOnlyHeads) wordOnlyMask[k] = 1;
-  const lr = cfg.lr;
   const l2 = cfg.l2;
   const eps = 1e-8;
-  for (let ep = 0; ep < cfg.epochs; ep++) {
+  const headEpochs = TEXT_CATEGORIES.map((c) => cfg.epochsByHead?.[c] ?? cfg.epochs);
+  const headLr = TEXT_CATEGORIES.map((c) => cfg.lrByHead?.[c] ?? cfg.lr);
+  const maxEpochs = Math.max(...headEpochs);
+  // A head whose epochs are done is skipped; the shuffle sequence is the same as with one global epoch count.
+  const active = new Uint8Array(N_HEADS);
+  for (let ep = 0; ep < maxEpochs; ep++) {
+    for (let k = 0; k < N_HEADS; k++) active[k] = ep < headEpochs[k]! ? 1 : 0;
     for (let i = n - 1; i > 0; i--) {
       const j = Math.floor(rnd() * (i + 1));
       const t = order[i]!;
@@ -155,7 +177,7 @@ export function train(
       let any = false;
       for (let k = 0; k < N_HEADS; k++) {
         const y = labels[k]!;
-        if (y < 0) {
+        if (y < 0 || active[k] === 0) {
           g[k] = 0;
           continue;
         }
@@ -165,6 +187,8 @@ export function train(
           const x = dense[ex * N_DENSE + d]!;
           if (x !== 0) v += x * V[d * N_HEADS + k]!;
         }
+        if (k === SPAM && cfg.spamCues)
+          for (let d = 0; d < N_SPAM_CUES; d++) v += cues[ex * N_SPAM_CUES + d]! * C[d]!;
         const p = 1 / (1 + Math.exp(-v));
         const w = srcW[ex]! * (y === 1 ? posW[k]! : 1);
         g[k] = (p - y) * w;
@@ -176,6 +200,7 @@ export function train(
       for (let k = 0; k < N_HEADS; k++) {
         const gk = g[k]!;
         if (gk === 0) continue;
+        const lr = headLr[k]!;
         Gb[k]! += gk * gk;
         bias[k]! -= (lr * gk) / Math.sqrt(Gb[k]! + eps);
         if (cfg.sourceBias) {
@@ -190,6 +215,15 @@ export function train(
           const gr = gk * x + l2 * V[j]!;
           Gv[j]! += gr * gr;
           V[j]! -= (lr * gr) / Math.sqrt(Gv[j]! + eps);
+        }
+        if (k === SPAM && cfg.spamCues) {
+          for (let d = 0; d < N_SPAM_CUES; d++) {
+            const x = cues[ex * N_SPAM_CUES + d]!;
+            if (x === 0) continue;
+            const gr = gk * x + l2 * C[d]!;
+            Gc[d]! += gr * gr;
+            C[d]! -= (lr * gr) / Math.sqrt(Gc[d]! + eps);
+          }
         }
         const gn = gk * norm;
         const gw = gk * wnorm;
@@ -210,7 +244,7 @@ export function train(
       `epoch ${ep + 1}: weighted log-loss ${(loss / cnt).toFixed(4)} (${((performance.now() - t1) / 1000).toFixed(1)} s)`,
     );
   }
-  return { hashed: W, bias, dense: V };
+  return { hashed: W, bias, dense: V, cues: C };
 }
 
 /** Fits Platt scaling p = sigmoid(a z + b) by Newton's method on (logit, label) pairs. */
