@@ -12,6 +12,7 @@ import {
 import { denseCounts, FeatureExtractor, MIN_NORM_FEATURES, N_SPAM_CUES, spamCues } from './features.ts';
 import { detectLanguage } from './language.ts';
 import { Lexicon } from './lexicon.ts';
+import { SpamFeatureExtractor } from './spam-features.ts';
 import { Tokenizer } from './tokenize.ts';
 import type { Rule, Weights } from './weights.ts';
 
@@ -74,6 +75,13 @@ export class Scorer {
   readonly cues = new Float64Array(N_SPAM_CUES);
   /** the spam cues' contribution to the spam logit of the current text (same for every window) */
   private cueLogit = 0;
+  /** dedicated spam model (absent in older weights files): features, weights, bias, cue weights */
+  private readonly spamFx: SpamFeatureExtractor | null;
+  private readonly spamW: Float32Array | null;
+  private readonly spamBias: number;
+  private readonly spamCueW: Float64Array | null;
+  /** the dedicated spam model's logit of the current text */
+  spamLogit = 0;
 
   constructor(w: Weights) {
     const h = w.header;
@@ -87,6 +95,11 @@ export class Scorer {
     this.window = h.window;
     this.stride = h.stride;
     this.cueW = h.spamCues ? Float64Array.from(h.spamCues) : null;
+    const sm = h.spamModel;
+    this.spamFx = sm && w.spamHashed ? new SpamFeatureExtractor(sm.bits, sm.charGrams) : null;
+    this.spamW = sm && w.spamHashed ? w.spamHashed : null;
+    this.spamBias = sm ? sm.bias : 0;
+    this.spamCueW = sm ? Float64Array.from(sm.cues) : null;
   }
 
   /** Runs tokenization + features and fills `z` with the max-over-windows logit per head. */
@@ -141,9 +154,22 @@ export class Scorer {
     }
     this.nFlagged = nf;
     this.cueLogit = 0;
-    if (this.cueW !== null && n > 0) {
+    this.spamLogit = 0;
+    if ((this.cueW !== null || this.spamFx !== null) && n > 0) {
       spamCues(text, this.cues);
-      for (let i = 0; i < N_SPAM_CUES; i++) this.cueLogit += this.cues[i]! * this.cueW[i]!;
+      if (this.cueW !== null)
+        for (let i = 0; i < N_SPAM_CUES; i++) this.cueLogit += this.cues[i]! * this.cueW[i]!;
+      if (this.spamFx !== null) {
+        const sfx = this.spamFx;
+        const m = sfx.run(text);
+        const W = this.spamW!;
+        let v = this.spamBias;
+        for (let j = 0; j < m; j++) v += W[sfx.idx[j]!]! * sfx.val[j]!;
+        const cw = this.spamCueW!;
+        for (let i = 0; i < N_SPAM_CUES; i++) v += this.cues[i]! * cw[i]!;
+        this.spamLogit = v;
+        this.cueLogit += v;
+      }
     }
     const z = this.z;
     z.fill(Number.NEGATIVE_INFINITY);

@@ -30,6 +30,12 @@ export interface WeightsHeader {
    */
   spamPlatt?: { shortMaxChars: number; short: [number, number]; long: [number, number] };
   /**
+   * Dedicated spam model (optional; src/spam-features.ts): its logit, bias + cue weights · SPAM_CUES + the
+   * 2^bits float16 weights stored after the shared hashed matrix, is added to the spam head's logit. `charGrams`:
+   * char n-gram lengths as bits 1 << n (default 3-5-grams; 0 = word features only).
+   */
+  spamModel?: { bits: number; charGrams?: number; bias: number; cues: number[] };
+  /**
    * Documented rule floors (max-combination): when the text's tokens carry all bits of `flag` and the language is in
    * `langs`, the head's probability is at least `p`.
    */
@@ -42,6 +48,8 @@ export interface Weights {
   header: WeightsHeader;
   /** hashed weights, layout [bucket * nHeads + head] */
   hashed: Float32Array;
+  /** weights of the dedicated spam model (present iff header.spamModel) */
+  spamHashed?: Float32Array;
 }
 
 // float16 conversion (IEEE 754 half, round-to-nearest-even), deterministic.
@@ -100,7 +108,8 @@ export function encodeWeights(w: Weights): Uint8Array {
   const headerLen = json.length;
   const pad = (4 - ((8 + headerLen) % 4)) % 4;
   const n = w.hashed.length;
-  const buf = new Uint8Array(8 + headerLen + pad + n * 2);
+  const ns = w.spamHashed ? w.spamHashed.length : 0;
+  const buf = new Uint8Array(8 + headerLen + pad + (n + ns) * 2);
   const dv = new DataView(buf.buffer);
   dv.setUint32(0, MAGIC, true);
   dv.setUint32(4, headerLen + pad, true);
@@ -108,6 +117,7 @@ export function encodeWeights(w: Weights): Uint8Array {
   for (let i = 0; i < pad; i++) buf[8 + headerLen + i] = 0x20;
   const off = 8 + headerLen + pad;
   for (let i = 0; i < n; i++) dv.setUint16(off + i * 2, toHalf(w.hashed[i]!), true);
+  for (let i = 0; i < ns; i++) dv.setUint16(off + (n + i) * 2, toHalf(w.spamHashed![i]!), true);
   return buf;
 }
 
@@ -118,15 +128,22 @@ export function decodeWeights(buf: Uint8Array): Weights {
   const header = JSON.parse(new TextDecoder().decode(buf.subarray(8, 8 + headerLen))) as WeightsHeader;
   const off = 8 + headerLen;
   const n = (1 << header.bits) * header.heads.length;
-  if (buf.byteLength < off + n * 2) throw new Error('weights file is truncated');
+  const ns = header.spamModel ? 1 << header.spamModel.bits : 0;
+  if (buf.byteLength < off + (n + ns) * 2) throw new Error('weights file is truncated');
+  const hashed = readHalves(buf, dv, off, n);
+  if (ns === 0) return { header, hashed };
+  return { header, hashed, spamHashed: readHalves(buf, dv, off + n * 2, ns) };
+}
+
+function readHalves(buf: Uint8Array, dv: DataView, off: number, n: number): Float32Array {
   const table = getHalfTable();
-  const hashed = new Float32Array(n);
+  const out = new Float32Array(n);
   // Copy into an aligned Uint16Array view when possible (fast path), else read via DataView.
   if ((buf.byteOffset + off) % 2 === 0) {
     const halves = new Uint16Array(buf.buffer, buf.byteOffset + off, n);
-    for (let i = 0; i < n; i++) hashed[i] = table[halves[i]!]!;
+    for (let i = 0; i < n; i++) out[i] = table[halves[i]!]!;
   } else {
-    for (let i = 0; i < n; i++) hashed[i] = table[dv.getUint16(off + i * 2, true)]!;
+    for (let i = 0; i < n; i++) out[i] = table[dv.getUint16(off + i * 2, true)]!;
   }
-  return { header, hashed };
+  return out;
 }

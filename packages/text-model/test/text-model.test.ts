@@ -248,3 +248,30 @@ describe('input sizes', () => {
     expect(r.scores.profanity).toBeGreaterThan(0.5);
   });
 });
+
+describe('dedicated spam model', () => {
+  it('word features: digit shapes, symbols as tokens, L2-normalised', async () => {
+    const { SpamFeatureExtractor } = await import('../src/spam-features.ts');
+    const fx = new SpamFeatureExtractor(17, 0);
+    const n = fx.run('Txt WIN to 87121 for £100!!!');
+    let ss = 0;
+    for (let j = 0; j < n; j++) ss += fx.val[j]! ** 2;
+    expect(Math.abs(ss - 1)).toBeLessThan(1e-5);
+    // same digit-run lengths → same features
+    const a = Array.from(fx.idx.subarray(0, n)).sort();
+    const m = fx.run('txt win to 12345 for £999!');
+    expect(Array.from(fx.idx.subarray(0, m)).sort()).toEqual(a);
+  });
+
+  it('weights files round-trip with and without the dedicated spam weights', async () => {
+    const { decodeWeights, encodeWeights } = await import('../src/weights.ts');
+    const { readFileSync } = await import('node:fs');
+    const { DEFAULT_WEIGHTS_URL } = await import('../src/index.ts');
+    const w = decodeWeights(readFileSync(DEFAULT_WEIGHTS_URL));
+    expect(w.spamHashed?.length).toBe(1 << w.header.spamModel!.bits);
+    const { spamModel: _, ...oldHeader } = w.header;
+    const old = decodeWeights(encodeWeights({ header: oldHeader, hashed: w.hashed }));
+    expect(old.spamHashed).toBeUndefined();
+    expect(old.hashed.length).toBe(w.hashed.length);
+  });
+});

@@ -1,0 +1,172 @@
+/**
+ * Dedicated feature space of the spam head (its own hashed buckets, not shared with the other heads): word unigrams
+ * and bigrams of the lower-cased raw text (digit runs as shape tokens `<dN>`, currency symbols as tokens so that
+ * "£ <d4>" bigrams carry price shapes) and character 3-5-grams across word boundaries (spaces and punctuation
+ * kept, digits mapped to 0), from the first SPAM_FEATURE_CHARS characters, log(1 + count) and L2-normalised.
+ */
+// FNV-1a and the murmur3 finaliser of src/hash.ts, repeated here so that the hot loop calls local functions only
+// (imported bindings are getters under some loaders, e.g. tsx, which tripled this extractor's cost).
+const FNV_OFFSET = 0x811c9dc5 | 0;
+const FNV_PRIME = 0x01000193;
+function hashStep(h: number, cp: number): number {
+  return Math.imul(h ^ cp, FNV_PRIME) | 0;
+}
+function fmix(x: number): number {
+  let h = x | 0;
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h | 0;
+}
+
+export const SPAM_FEATURE_CHARS = 1000;
+
+const WORD_SEED = 0x2545f491;
+const BIGRAM_SEED = 0x5bd1e995;
+const CHAR_SEED = 0x27d4eb2f;
+
+function isWordChar(c: number): boolean {
+  return (
+    (c >= 97 && c <= 122) || (c >= 0xc0 && c !== 0xd7 && c !== 0xf7 && c < 0x2000) || c === 39 // apostrophe inside words
+  );
+}
+
+/** log(1 + count) for every count a text can reach (≤ 3 n-grams per character of SPAM_FEATURE_CHARS + 2) */
+const LOG1P = new Float64Array(3 * SPAM_FEATURE_CHARS + 16);
+for (let i = 0; i < LOG1P.length; i++) LOG1P[i] = Math.log1p(i);
+
+/** slots of the per-text count table (≥ 1.6 × the most distinct features a text can have; fits in L1 cache) */
+const TABLE = 1 << 13;
+
+/** Counts bucket q in the text's table; returns the new number of distinct buckets. */
+function bump(
+  keys: Int32Array,
+  cnt: Uint16Array,
+  idx: Int32Array,
+  slots: Int32Array,
+  n: number,
+  q: number,
+): number {
+  let s = q & (TABLE - 1);
+  for (;;) {
+    const k = keys[s]!;
+    if (k === 0) {
+      keys[s] = q + 1;
+      cnt[s] = 1;
+      idx[n] = q;
+      slots[n] = s;
+      return n + 1;
+    }
+    if (k === q + 1) {
+      cnt[s]!++;
+      return n;
+    }
+    s = (s + 1) & (TABLE - 1);
+  }
+}
+
+export class SpamFeatureExtractor {
+  readonly bits: number;
+  private readonly mask: number;
+  /** small open-addressing table (bucket + 1 → count) of the current text, cleared after each text */
+  private readonly keys = new Int32Array(TABLE);
+  private readonly cnt = new Uint16Array(TABLE);
+  private readonly slots = new Int32Array(5 * (SPAM_FEATURE_CHARS + 2));
+  /** capacity: at most 3 char n-grams per position and 2 word features per token */
+  readonly idx = new Int32Array(5 * (SPAM_FEATURE_CHARS + 2));
+  readonly val = new Float32Array(5 * (SPAM_FEATURE_CHARS + 2));
+  n = 0;
+  private buf = new Int32Array(SPAM_FEATURE_CHARS + 2);
+
+  /** char n-gram lengths used, as bits 1 << n (n = 3, 4, 5) */
+  readonly charGrams: number;
+
+  constructor(bits: number, charGrams = 8 | 16 | 32) {
+    this.bits = bits;
+    this.charGrams = charGrams;
+    this.mask = (1 << bits) - 1;
+  }
+
+  /** Fills idx[0..n) / val[0..n) with the text's features. */
+  run(text: string): number {
+    const keys = this.keys;
+    const cnt = this.cnt;
+    const slots = this.slots;
+    const idx = this.idx;
+    const mask = this.mask;
+    let n = 0;
+    const len = Math.min(text.length, SPAM_FEATURE_CHARS);
+    // normalised code units: lower-case, digits → '0', whitespace runs → one space, padded with spaces
+    const cps = this.buf;
+    let m = 0;
+    cps[m++] = 32;
+    for (let i = 0; i < len; i++) {
+      let c = text.charCodeAt(i);
+      if (c >= 65 && c <= 90) c += 32;
+      else if (c >= 48 && c <= 57) c = 48;
+      else if (c === 9 || c === 10 || c === 13 || c === 160) c = 32;
+      else if (c >= 0xc0 && c < 0x250) c = text[i]!.toLowerCase().charCodeAt(0);
+      if (c === 32 && cps[m - 1] === 32) continue;
+      cps[m++] = c;
+    }
+    if (cps[m - 1] !== 32) cps[m++] = 32;
+    // char 3-5-grams
+    const g = this.charGrams;
+    for (let i = 0; g !== 0 && i + 3 <= m; i++) {
+      let h = hashStep(hashStep(hashStep(CHAR_SEED, cps[i]!), cps[i + 1]!), cps[i + 2]!);
+      if ((g & 8) !== 0) n = bump(keys, cnt, idx, slots, n, fmix(h) & mask);
+      if (i + 4 <= m) {
+        h = hashStep(h, cps[i + 3]!);
+        if ((g & 16) !== 0) n = bump(keys, cnt, idx, slots, n, fmix(h) & mask);
+        if (i + 5 <= m && (g & 32) !== 0)
+          n = bump(keys, cnt, idx, slots, n, fmix(hashStep(h, cps[i + 4]!)) & mask);
+      }
+    }
+    // word tokens: letter runs, digit runs (shape <dN>), single symbols (currency, !, ?, etc.)
+    let prev = 0;
+    let i = 1;
+    while (i < m) {
+      const c = cps[i]!;
+      if (c === 32) {
+        i++;
+        continue;
+      }
+      let h: number;
+      if (isWordChar(c)) {
+        h = FNV_OFFSET;
+        while (i < m && isWordChar(cps[i]!)) h = hashStep(h, cps[i++]!);
+      } else if (c === 48) {
+        let d = 0;
+        while (i < m && cps[i] === 48) {
+          d++;
+          i++;
+        }
+        h = hashStep(hashStep(FNV_OFFSET, 0x3c64), Math.min(d, 12));
+      } else {
+        h = hashStep(hashStep(FNV_OFFSET, 0x5379), c);
+        i++;
+        // repeated symbols collapse ("!!!" = one token)
+        while (i < m && cps[i] === c) i++;
+      }
+      n = bump(keys, cnt, idx, slots, n, fmix(hashStep(h, WORD_SEED)) & mask);
+      if (prev !== 0)
+        n = bump(keys, cnt, idx, slots, n, fmix(hashStep(hashStep(prev, BIGRAM_SEED), h)) & mask);
+      prev = h;
+    }
+    // log(1 + count), L2-normalised
+    let ss = 0;
+    for (let j = 0; j < n; j++) {
+      const sl = slots[j]!;
+      const v = LOG1P[cnt[sl]!]!;
+      keys[sl] = 0;
+      this.val[j] = v;
+      ss += v * v;
+    }
+    const inv = ss > 0 ? 1 / Math.sqrt(ss) : 0;
+    for (let j = 0; j < n; j++) this.val[j]! *= inv;
+    this.n = n;
+    return n;
+  }
+}
