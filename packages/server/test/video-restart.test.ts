@@ -4,22 +4,13 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { tempDir } from './helpers/databases.ts';
 import { createTestCa, HttpsReceiver } from './helpers/https-receiver.ts';
 import { serve } from './helpers/images.ts';
-import { freePort, type ServerProcess, startServerProcess } from './helpers/process.ts';
+import { callApi, freePort, type ServerProcess, startServerProcess } from './helpers/process.ts';
 import { makeVideo, waitUntil } from './helpers/videos.ts';
 
 const KEY = 'vk_bootstrap_video_restart_000000000';
 
-async function call(base: string, method: string, url: string, body?: unknown) {
-  const res = await fetch(`${base}${url}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${KEY}`,
-      ...(body !== undefined && { 'content-type': 'application/json' }),
-    },
-    ...(body !== undefined && { body: JSON.stringify(body) }),
-  });
-  return { status: res.status, body: (await res.json()) as any };
-}
+const call = (base: string, method: string, url: string, body?: unknown) =>
+  callApi(base, KEY, method, url, body);
 
 /** `verdict serve` killed with SIGKILL in the middle of a video: after a restart the video completes, once. */
 describe('a video being analysed when the service dies', () => {

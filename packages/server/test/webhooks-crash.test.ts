@@ -6,21 +6,12 @@ import SQLite from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tempDir } from './helpers/databases.ts';
 import { createTestCa, HttpsReceiver } from './helpers/https-receiver.ts';
-import { CLI, freePort, type ServerProcess, startServerProcess } from './helpers/process.ts';
+import { CLI, callApi, freePort, type ServerProcess, startServerProcess } from './helpers/process.ts';
 
 const KEY = 'vk_bootstrap_webhook_crash_0000000000';
 
-async function call(base: string, method: string, url: string, body?: unknown) {
-  const res = await fetch(`${base}${url}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${KEY}`,
-      ...(body !== undefined && { 'content-type': 'application/json' }),
-    },
-    ...(body !== undefined && { body: JSON.stringify(body) }),
-  });
-  return { status: res.status, body: (await res.json()) as any };
-}
+const call = (base: string, method: string, url: string, body?: unknown) =>
+  callApi(base, KEY, method, url, body);
 
 describe('kill -9 in the middle of deliveries and async batches', () => {
   const ca = createTestCa();

@@ -77,3 +77,16 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
   });
   return { child, url: `http://127.0.0.1:${port}`, output: () => output, exited };
 }
+
+/** One JSON request to a running server with an API key (process-level tests). */
+export async function callApi(base: string, key: string, method: string, url: string, body?: unknown) {
+  const res = await fetch(`${base}${url}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${key}`,
+      ...(body !== undefined && { 'content-type': 'application/json' }),
+    },
+    ...(body !== undefined && { body: JSON.stringify(body) }),
+  });
+  return { status: res.status, body: (await res.json()) as any };
+}
