@@ -26,7 +26,12 @@ function configOrExit(): { config: Config; secrets: Secrets } {
 /** Runs an administrative command directly against the configured database. */
 async function withContext<T>(fn: (ctx: AppContext) => Promise<T>): Promise<T> {
   const { config, secrets } = configOrExit();
-  const ctx = await createContext(config, secrets);
+  // Administrative commands neither evaluate images nor pass through rate limits: start neither the image model's
+  // worker pool nor a rate-limit Redis connection for them.
+  const ctx = await createContext(
+    { ...config, imagePreload: false, rateLimit: { ...config.rateLimit, enabled: false } },
+    secrets,
+  );
   try {
     await bootstrap(ctx);
     return await fn(ctx);
@@ -215,7 +220,7 @@ keys
       let rateLimit: { perMinute: number; burstPerSecond: number } | null | undefined;
       if (opts.defaultLimits) rateLimit = null;
       else if (opts.perMinute || opts.burst) {
-        const current = (await ctx.keys.list(null)).find((k) => k.id === keyId)?.rateLimit;
+        const current = (await ctx.keys.get(null, keyId)).rateLimit;
         rateLimit = {
           perMinute: Number(opts.perMinute ?? current?.perMinute ?? ctx.config.rateLimit.perMinute),
           burstPerSecond: Number(

@@ -166,13 +166,22 @@ export class KeyService {
   }
 
   async revoke(principal: Principal | null, id: string): Promise<ApiKeyRecord> {
+    await this.get(principal, id);
+    await this.keys.revoke(id, new Date().toISOString());
+    return (await this.keys.get(id))!;
+  }
+
+  /**
+   * A key the caller may manage: an account's admin its own account's, the operator (or the CLI, `null`) any.
+   * Others' keys are KEY_NOT_FOUND, so their existence does not leak.
+   */
+  async get(principal: Principal | null, id: string): Promise<ApiKeyRecord> {
     const record = await this.keys.get(id);
     if (principal) requireScope(principal, 'admin');
     if (!record || (principal && !principal.isOperator && record.accountId !== principal.accountId)) {
       throw new AppError('KEY_NOT_FOUND', `API key ${id} does not exist`, { id });
     }
-    await this.keys.revoke(id, new Date().toISOString());
-    return (await this.keys.get(id))!;
+    return record;
   }
 
   /** Changes a key's name or its rate-limit override (null = the service defaults). */
@@ -181,11 +190,7 @@ export class KeyService {
     id: string,
     input: { name?: unknown; rateLimit?: unknown },
   ): Promise<ApiKeyRecord> {
-    const record = await this.keys.get(id);
-    if (principal) requireScope(principal, 'admin');
-    if (!record || (principal && !principal.isOperator && record.accountId !== principal.accountId)) {
-      throw new AppError('KEY_NOT_FOUND', `API key ${id} does not exist`, { id });
-    }
+    await this.get(principal, id);
     if (input.name !== undefined) {
       if (typeof input.name !== 'string' || input.name.trim() === '') {
         throw new AppError('INVALID_PARAMETER', 'name must be a non-empty string', { field: 'name' });
