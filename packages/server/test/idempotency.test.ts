@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startWorker } from '../src/jobs/worker.ts';
 import { createTestApp, type TestApp } from './helpers/app.ts';
 import { engines } from './helpers/databases.ts';
 import { KeywordProvider } from './helpers/keyword-provider.ts';
@@ -99,6 +100,28 @@ describe.each(engines)('idempotency (%s)', (engine) => {
       body: { content: 'same', policyId: 'default', requestId: 'race' },
     });
     expect(later.body.decisionId).toBe(ok[0]!.body.decisionId);
+  });
+
+  it("the worker's sweep deletes keys past their 24 hours and keeps the others", async () => {
+    await t.request('POST', '/v1/check', {
+      body: { content: 'fresh', policyId: 'default', requestId: 'fresh' },
+    });
+    await t.request('POST', '/v1/check', { body: { content: 'old', policyId: 'default', requestId: 'old' } });
+    const db = t.ctx.database.db;
+    const dayAgo = new Date(Date.now() - 25 * 3_600_000).toISOString();
+    await db.updateTable('idempotency_keys').set({ created_at: dayAgo }).where('key', '=', 'old').execute();
+    const worker = startWorker(t.ctx);
+    try {
+      const deadline = Date.now() + 10_000;
+      const keys = async () =>
+        (await db.selectFrom('idempotency_keys').select('key').execute()).map((r) => r.key);
+      while ((await keys()).includes('old') && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 50));
+      expect(await keys()).not.toContain('old');
+      expect(await keys()).toContain('fresh');
+    } finally {
+      await worker.stop();
+    }
   });
 
   it('a failed request releases its key so a corrected retry can run', async () => {

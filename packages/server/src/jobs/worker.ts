@@ -1,4 +1,5 @@
 import type { AppContext } from '../context.ts';
+import { IDEMPOTENCY_RETENTION_MS } from '../storage/repositories/idempotency.ts';
 import type { Logger } from './logger.ts';
 import { buildTasks } from './tasks.ts';
 
@@ -37,6 +38,8 @@ export function startWorker(ctx: AppContext, options: { log?: Logger; pollMs?: n
       await ctx.events.repository.purgeDispatchedBefore(
         new Date(Date.now() - EVENT_RETENTION_MS).toISOString(),
       );
+      // Expired idempotency keys already count as absent; delete them so the table does not grow for ever.
+      await ctx.idempotency.purgeOlderThan(new Date(Date.now() - IDEMPOTENCY_RETENTION_MS).toISOString());
     } catch (error) {
       log?.error({ err: error }, 'sweep failed');
     }

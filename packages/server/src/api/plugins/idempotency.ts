@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import { resolveIdempotencyKey } from '../../domain/content.ts';
 import { AppError } from '../../domain/errors.ts';
+import { IDEMPOTENCY_RETENTION_MS } from '../../storage/repositories/idempotency.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -11,7 +12,6 @@ declare module 'fastify' {
   }
 }
 
-const RETENTION_MS = 24 * 3_600_000;
 /** A claim whose request has not finished in this time is considered abandoned (its process died). */
 const LOCK_MS = 10 * 60_000;
 
@@ -56,7 +56,7 @@ export function registerIdempotency(app: FastifyInstance, ctx: AppContext): void
     const claim = await ctx.idempotency.claim(request.principal.accountId, key, requestHash(request), {
       now: new Date(),
       lockMs: LOCK_MS,
-      retentionMs: RETENTION_MS,
+      retentionMs: IDEMPOTENCY_RETENTION_MS,
     });
     switch (claim.kind) {
       case 'claimed':

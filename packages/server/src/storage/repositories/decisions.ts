@@ -97,10 +97,6 @@ export function decisionRow(d: DecisionRecord): DecisionsTable {
 export class DecisionRepository {
   constructor(private readonly db: Db) {}
 
-  async insert(decision: DecisionRecord): Promise<void> {
-    await this.db.insertInto('decisions').values(decisionRow(decision)).execute();
-  }
-
   async get(accountId: string, decisionId: string): Promise<DecisionRecord | null> {
     const row = await this.db
       .selectFrom('decisions')

@@ -6,6 +6,9 @@ export type IdempotencyClaim =
   | { kind: 'mismatch' }
   | { kind: 'replay'; statusCode: number; response: string };
 
+/** How long an idempotency key is remembered (decisions §5). */
+export const IDEMPOTENCY_RETENTION_MS = 24 * 3_600_000;
+
 /** Idempotency records (decisions §5). The primary key (account, key) makes concurrent claims race-free. */
 export class IdempotencyRepository {
   constructor(private readonly db: Db) {}

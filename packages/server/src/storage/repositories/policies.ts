@@ -41,16 +41,6 @@ export class PolicyRepository {
     return row ? toPolicy(row) : null;
   }
 
-  async getVersion(policyId: string, version: number): Promise<Policy | null> {
-    const row = await this.db
-      .selectFrom('policy_versions')
-      .selectAll()
-      .where('policy_id', '=', policyId)
-      .where('version', '=', version)
-      .executeTakeFirst();
-    return row ? toPolicy({ ...row, updated_at: row.created_at }) : null;
-  }
-
   async listForAccount(accountId: string): Promise<Policy[]> {
     const rows = await this.db
       .selectFrom('policies')
