@@ -198,19 +198,13 @@ export class CheckService {
         decisionId,
       });
     }
-    const reservation = await this.usage.reserve(
-      principal,
-      unitsOfType(original.contentType === 'image' ? 'image' : 'text'),
-    );
-    try {
+    const units = unitsOfType(original.contentType === 'image' ? 'image' : 'text');
+    return withReservation(this.usage, principal, units, async (reservation) => {
       const record = await this.replayWith(original, policy, principal, options.requestId, started);
       reservation.cover([record]);
       await this.store.save([record]);
       return record;
-    } catch (error) {
-      await reservation.release();
-      throw error;
-    }
+    });
   }
 
   private async replayWith(
