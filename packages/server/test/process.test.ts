@@ -29,7 +29,12 @@ describe('the service as a process', () => {
     const dataDir = newDataDir();
     const server = await startServerProcess({ VERDICT_DATA_DIR: dataDir, LOG_LEVEL: 'info' });
     try {
-      const key = /\n {2}(vk_[A-Za-z0-9_-]+)\n/.exec(server.output())?.[1];
+      // The first-start banner follows the "listening" line in later writes: wait for it.
+      const keyPattern = /\n {2}(vk_[A-Za-z0-9_-]+)\n/;
+      for (let waited = 0; !keyPattern.test(server.output()) && waited < 5000; waited += 25) {
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      const key = keyPattern.exec(server.output())?.[1];
       expect(key, server.output()).toBeTruthy();
       expect(server.output()).toContain(`listening on ${server.url}`);
       const res = await post(`${server.url}/v1/check`, key!, {
