@@ -1,0 +1,27 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+
+/**
+ * PostgreSQL tests each get a fresh schema named with this run's prefix. They are dropped here, once every test file
+ * has finished: dropping them file by file raced with other files' catalogue queries (Kysely's migration
+ * introspection reads every schema, and fails on one dropped mid-query).
+ */
+export function setup(): () => Promise<void> {
+  const prefix = `t_${randomBytes(4).toString('hex')}_`;
+  process.env.VERDICT_TEST_SCHEMA_PREFIX = prefix;
+  return async () => {
+    const url = process.env.TEST_DATABASE_URL;
+    if (!url) return;
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ nspname: string }>(
+        'SELECT nspname FROM pg_namespace WHERE starts_with(nspname, $1)',
+        [prefix],
+      );
+      for (const { nspname } of rows) await client.query(`DROP SCHEMA IF EXISTS "${nspname}" CASCADE`);
+    } finally {
+      await client.end();
+    }
+  };
+}
