@@ -1,5 +1,5 @@
 import { D_EMAIL, D_MONEY, D_PHONE, D_SHOUT, D_URL, FLAG_TO_DENSE, LEX, N_DENSE } from './constants.ts';
-import { fmix, hashStep } from './hash.ts';
+import { FNV_OFFSET, fmix, hashStep } from './hash.ts';
 import type { Lexicon } from './lexicon.ts';
 import { TF_CJK, TF_EMOJI, TF_MENTION, TF_NUMBER, type Tokenizer } from './tokenize.ts';
 
@@ -11,7 +11,7 @@ const SEED_CAPS = 0x68e31da4;
 const BOS = 2;
 const EOS = 3;
 /** Char n-grams are taken from the first MAX_GRAM_CHARS characters of a token. */
-const MAX_GRAM_CHARS = 20;
+export const MAX_GRAM_CHARS = 20;
 
 /** Feature counts below this are treated as this many, so very short texts are not over-amplified. */
 export const MIN_NORM_FEATURES = 16;
@@ -40,11 +40,22 @@ export class FeatureExtractor {
   tokFeatStart = new Int32Array(257);
   /** tokCharStart[t]..tokFeatStart[t+1] are token t's char n-gram features (the rest are word-level) */
   tokCharStart = new Int32Array(256);
+  /**
+   * featPre[t] = number of features (word-level and char n-grams) of tokens before t, whether or not char n-grams
+   * are written to idx (the window normaliser counts them all).
+   */
+  featPre = new Int32Array(257);
   tokFlags = new Int32Array(256);
   hlEnd = new Int32Array(256);
   shout = 0;
+  /**
+   * false: char n-gram indices are not written to idx (tokCharStart[t] = tokFeatStart[t+1]); the runtime scorer then
+   * sums their weights per token itself, through its token cache. The trainer needs them written.
+   */
+  emitCharGrams = true;
   private langBit = 1;
-  private langSeed = 0;
+  /** seed mixed into hashed features (0 for English; see run) */
+  langSeed = 0;
 
   constructor(
     readonly tok: Tokenizer,
@@ -64,6 +75,7 @@ export class FeatureExtractor {
       this.tokFlags = new Int32Array(k);
       this.hlEnd = new Int32Array(k);
       this.tokFeatStart = new Int32Array(k + 1);
+      this.featPre = new Int32Array(k + 1);
       this.tokCharStart = new Int32Array(k);
     }
     const flags = this.tokFlags;
@@ -206,10 +218,13 @@ export class FeatureExtractor {
     const tok = this.tok;
     const cps = tok.cps;
     const shift = this.shift;
+    const emitChars = this.emitCharGrams;
     let idx = this.idx;
     let w = 0;
     let prevH = 0x3c3c3c3c;
     const starts = this.tokFeatStart;
+    const featPre = this.featPre;
+    featPre[0] = 0;
     for (let t = 0; t < nTok; t++) {
       starts[t] = w;
       const s = tok.tS[t]!;
@@ -229,47 +244,84 @@ export class FeatureExtractor {
       idx[w++] = wi;
       idx[w++] = bi;
       prevH = h;
+      let charN = 0;
       if ((f & TF_NUMBER) !== 0) {
         idx[w++] = fmix(SEED_NUM + Math.min(len, 12)) >>> shift;
-        this.tokCharStart[t] = w;
-        continue;
-      }
-      if ((f & (TF_MENTION | TF_EMOJI)) !== 0) {
-        this.tokCharStart[t] = w;
-        continue;
-      }
-      // ALL-CAPS words ("FREE", "WINNER") are a spam and shouting cue lost by lower-casing.
-      const os = tok.oS[t]!;
-      const oe = tok.oE[t]!;
-      if (oe - os >= 2) {
-        let up = 0;
-        let low = 0;
-        for (let i = os; i < oe; i++) {
-          const c = text.charCodeAt(i);
-          if (c >= 65 && c <= 90) up++;
-          else if (c >= 97 && c <= 122) low++;
+      } else if ((f & (TF_MENTION | TF_EMOJI)) === 0) {
+        // ALL-CAPS words ("FREE", "WINNER") are a spam and shouting cue lost by lower-casing.
+        const os = tok.oS[t]!;
+        const oe = tok.oE[t]!;
+        if (oe - os >= 2) {
+          let up = 0;
+          let low = 0;
+          for (let i = os; i < oe; i++) {
+            const c = text.charCodeAt(i);
+            if (c >= 65 && c <= 90) up++;
+            else if (c >= 97 && c <= 122) low++;
+          }
+          if (up >= 2 && low === 0) idx[w++] = fmix(SEED_CAPS) >>> shift;
         }
-        if (up >= 2 && low === 0) idx[w++] = fmix(SEED_CAPS) >>> shift;
-      }
-      this.tokCharStart[t] = w;
-      const cjk = (f & TF_CJK) !== 0;
-      const minN = cjk ? 1 : 2;
-      const maxN = cjk ? 3 : 5;
-      // code points of "<token>" with boundary markers, truncated
-      const m = Math.min(len, MAX_GRAM_CHARS);
-      const total = m + 2;
-      for (let i = 0; i < total; i++) {
-        let g = SEED_CHAR ^ this.langSeed;
-        const lim = Math.min(total, i + maxN);
-        for (let j = i; j < lim; j++) {
-          const c = j === 0 ? BOS : j === total - 1 ? EOS : cps[s + j - 1]!;
-          g = hashStep(g, c);
-          if (j - i + 1 >= minN) idx[w++] = fmix(g) >>> shift;
+        const cjk = (f & TF_CJK) !== 0;
+        const m = Math.min(len, MAX_GRAM_CHARS);
+        charN = charGramCount(m, cjk);
+        if (emitChars) {
+          this.tokCharStart[t] = w;
+          w = charGrams(cps, s, m, cjk, this.langSeed, shift, idx, w);
         }
       }
+      if (!emitChars || charN === 0) this.tokCharStart[t] = w;
+      featPre[t + 1] = featPre[t]! + (w - starts[t]!) + (emitChars ? 0 : charN);
     }
     starts[nTok] = w;
   }
+}
+
+/** Char n-grams per token: 2-5-grams (1-3-grams for CJK) of "<token>" with boundary markers. */
+const CHAR_N = [false, true].map((cjk) => {
+  const minN = cjk ? 1 : 2;
+  const maxN = cjk ? 3 : 5;
+  const out = new Int32Array(MAX_GRAM_CHARS + 1);
+  for (let m = 0; m <= MAX_GRAM_CHARS; m++) {
+    const total = m + 2;
+    for (let i = 0; i < total; i++) out[m]! += Math.max(0, Math.min(total, i + maxN) - i - minN + 1);
+  }
+  return out;
+});
+
+/** Number of char n-gram features of a token whose first `m` (≤ MAX_GRAM_CHARS) code points are used. */
+export function charGramCount(m: number, cjk: boolean): number {
+  return CHAR_N[cjk ? 1 : 0]![m]!;
+}
+
+/**
+ * Writes the char n-gram bucket indices of the token cps[s, s+m) (m ≤ MAX_GRAM_CHARS; boundary markers added) into
+ * idx from position w; returns the new position. The scorer's per-token cache depends on this being a function of
+ * (code points, cjk, langSeed) only.
+ */
+export function charGrams(
+  cps: Int32Array,
+  s: number,
+  m: number,
+  cjk: boolean,
+  langSeed: number,
+  shift: number,
+  idx: Int32Array,
+  w0: number,
+): number {
+  let w = w0;
+  const minN = cjk ? 1 : 2;
+  const maxN = cjk ? 3 : 5;
+  const total = m + 2;
+  for (let i = 0; i < total; i++) {
+    let g = SEED_CHAR ^ langSeed;
+    const lim = Math.min(total, i + maxN);
+    for (let j = i; j < lim; j++) {
+      const c = j === 0 ? BOS : j === total - 1 ? EOS : cps[s + j - 1]!;
+      g = hashStep(g, c);
+      if (j - i + 1 >= minN) idx[w++] = fmix(g) >>> shift;
+    }
+  }
+  return w;
 }
 
 function inSpans(spans: number[], p: number): boolean {
@@ -347,11 +399,106 @@ const RE_TXT_TO =
 const RE_TXT_KEYWORD = /\b(?:[Rr]eply|REPLY|[Tt]xt|TXT|[Tt]ext|TEXT|[Ss]end|SEND)\s+(?:[A-Z]{2,}|[A-Z])\b/;
 const RE_OPT_OUT =
   /\bstop\b|\bunsub|\bopt[\s-]?out\b|\bt\s?&\s?cs?\b|\btcs\b|\b1[68]\s?\+|\bpo\s?box|\bcustomer (?:care|service)\b/i;
-const RE_PRIZE =
-  /\b(?:won|winner|win|wins|prize|awarded|award|claim|guaranteed|cash|voucher|bonus|selected|congratulations|congrats|urgent|free|freemsg|offer|entry|draw|ringtones?|tones|landline|valid|expires)\b/gi;
 const RE_PREMIUM = /\b0(?:9\d|8[47]\d)\d{7,8}\b|\b0800\s?\d{6,7}\b/;
-const RE_SERVICE =
-  /\b(?:txt|txts|msg|msgs|mob|mobile|ringtones?|polyphonic|nokia|camcorder|video|pics?|chat|dating|sexy|singles|download|content|service|network|rates?|unlimited|latest|subscription|subscriber|sae|tc|cs|ur|u|4|2)\b/gi;
+/**
+ * Cue words, matched against whole ASCII word runs ([A-Za-z0-9_]+, case-insensitive) — what `\b(?:w1|w2|…)\b` with
+ * the /i flag matches, counted without a regex scan. PRIZE and SERVICE are counted (up to 3); KEYWORD and TXT_TO
+ * words and the OPT_OUT words/prefixes gate the regexes that need them (a text without them cannot match).
+ */
+export const PRIZE_WORDS =
+  'won winner win wins prize awarded award claim guaranteed cash voucher bonus selected congratulations congrats urgent free freemsg offer entry draw ringtone ringtones tones landline valid expires';
+export const SERVICE_WORDS =
+  'txt txts msg msgs mob mobile ringtone ringtones polyphonic nokia camcorder video pic pics chat dating sexy singles download content service network rate rates unlimited latest subscription subscriber sae tc cs ur u 4 2';
+const W_PRIZE = 1;
+const W_SERVICE = 2;
+/** words RE_TXT_KEYWORD starts with */
+const W_KEYWORD = 4;
+/** words RE_TXT_TO starts with */
+const W_TXT_TO = 8;
+/** whole-word alternatives of RE_OPT_OUT */
+const W_OPT = 16;
+const CUE_WORD_BITS: [string, number][] = [
+  [PRIZE_WORDS, W_PRIZE],
+  [SERVICE_WORDS, W_SERVICE],
+  ['reply txt text send', W_KEYWORD],
+  ['txt text sms send reply call ring dial', W_TXT_TO],
+  ['stop tcs', W_OPT],
+];
+/** open-addressing table: FNV-1a hash of the lower-cased word → index into cueWords */
+const CUE_TABLE = 256;
+const cueKeys = new Int32Array(CUE_TABLE);
+const cueSlot = new Int32Array(CUE_TABLE).fill(-1);
+const cueWords: string[] = [];
+const cueBits: number[] = [];
+for (const [list, bit] of CUE_WORD_BITS) {
+  for (const w of list.split(' ')) {
+    let i = cueWords.indexOf(w);
+    if (i < 0) {
+      i = cueWords.push(w) - 1;
+      cueBits.push(0);
+      let h = FNV_OFFSET;
+      for (let k = 0; k < w.length; k++) h = hashStep(h, w.charCodeAt(k));
+      let slot = h & (CUE_TABLE - 1);
+      while (cueSlot[slot] !== -1) slot = (slot + 1) & (CUE_TABLE - 1);
+      cueKeys[slot] = h;
+      cueSlot[slot] = i;
+    }
+    cueBits[i]! |= bit;
+  }
+}
+const MAX_CUE_WORD = Math.max(...cueWords.map((w) => w.length));
+
+/** Bits of the cue word equal to the lower-cased s[start, end) (whose FNV-1a hash is h), or 0. */
+function cueWordBits(s: string, start: number, end: number, h: number): number {
+  for (let slot = h & (CUE_TABLE - 1); cueSlot[slot] !== -1; slot = (slot + 1) & (CUE_TABLE - 1)) {
+    if (cueKeys[slot] !== h) continue;
+    const w = cueWords[cueSlot[slot]!]!;
+    if (w.length !== end - start) continue;
+    let same = true;
+    for (let k = 0; k < w.length; k++) {
+      const c = s.charCodeAt(start + k);
+      if ((c >= 65 && c <= 90 ? c + 32 : c) !== w.charCodeAt(k)) {
+        same = false;
+        break;
+      }
+    }
+    if (same) return cueBits[cueSlot[slot]!]!;
+  }
+  return 0;
+}
+
+/** Whether the lower-cased s[start, end) starts with one of RE_OPT_OUT's word prefixes. */
+function optOutPrefix(s: string, start: number, end: number): boolean {
+  for (const p of OPT_PREFIXES) {
+    if (end - start < p.length) continue;
+    let same = true;
+    for (let k = 0; k < p.length; k++) {
+      const c = s.charCodeAt(start + k);
+      if ((c >= 65 && c <= 90 ? c + 32 : c) !== p.charCodeAt(k)) {
+        same = false;
+        break;
+      }
+    }
+    if (same) return true;
+  }
+  return false;
+}
+const OPT_PREFIXES = ['unsub', 'opt', 'po', 'customer'];
+const OPT_FIRST = new Set(OPT_PREFIXES.map((p) => p.charCodeAt(0)));
+
+const C_UPPER = 1;
+const C_LOWER = 2;
+const C_DIGIT = 4;
+const C_WORD = 8;
+const C_SPACE = 16;
+/** ASCII classes for spamCues: letters and digits are also C_WORD, as is '_' ([A-Za-z0-9_] = regex \w) */
+const ASCII_CLASS = new Uint8Array(128);
+for (let c = 65; c <= 90; c++) ASCII_CLASS[c] = C_UPPER | C_WORD;
+for (let c = 97; c <= 122; c++) ASCII_CLASS[c] = C_LOWER | C_WORD;
+for (let c = 48; c <= 57; c++) ASCII_CLASS[c] = C_DIGIT | C_WORD;
+ASCII_CLASS[95] = C_WORD;
+for (const c of [32, 10, 9, 13]) ASCII_CLASS[c] = C_SPACE;
+
 const RE_PHONE_NUMBER = /(?<![\d.])(?:\+?44\s?|0)\d{3,4}\s?\d{6,7}(?![\d.])/;
 const RE_CURRENCY = /[£$€¥₹]\s?\d|\d\s?(?:[£$€]|usd|eur|gbp)\b/i;
 
@@ -361,51 +508,83 @@ export function spamCues(text: string, out: Float64Array): void {
   const s = text.length > SPAM_CUE_CHARS ? text.slice(0, SPAM_CUE_CHARS) : text;
   const len = s.length;
   let digits = 0;
-  let nonSpace = 0;
+  let digitRun = 0;
+  let maxDigitRun = 0;
+  let space = 0;
   let words = 0;
   let capsWords = 0;
   let up = 0;
   let low = 0;
   let inWord = false;
+  // ASCII word runs ([A-Za-z0-9_]+): start, lower-cased FNV-1a hash, and the cue words found
+  let runStart = -1;
+  let runH = 0;
+  let bits = 0;
+  let prize = 0;
+  let service = 0;
+  let optGate = false;
+  // one extra, virtual space ends the last word and run
   for (let i = 0; i <= len; i++) {
     const c = i < len ? s.charCodeAt(i) : 32;
-    const letter = (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
-    if (letter) {
+    const k = c < 128 ? ASCII_CLASS[c]! : 0;
+    if ((k & (C_UPPER | C_LOWER)) !== 0) {
       if (!inWord) {
         inWord = true;
         up = 0;
         low = 0;
       }
-      if (c <= 90) up++;
+      if ((k & C_UPPER) !== 0) up++;
       else low++;
     } else if (inWord) {
       inWord = false;
       words++;
       if (up >= 2 && low === 0) capsWords++;
     }
-    if (c >= 48 && c <= 57) digits++;
-    if (c !== 32 && c !== 10 && c !== 9 && c !== 13 && i < len) nonSpace++;
+    if ((k & C_DIGIT) !== 0) {
+      digits++;
+      if (++digitRun > maxDigitRun) maxDigitRun = digitRun;
+    } else digitRun = 0;
+    if ((k & C_WORD) !== 0) {
+      if (runStart < 0) {
+        runStart = i;
+        runH = FNV_OFFSET;
+      }
+      runH = hashStep(runH, (k & C_UPPER) !== 0 ? c + 32 : c);
+      continue;
+    }
+    if (runStart >= 0) {
+      const n = i - runStart;
+      if (n <= MAX_CUE_WORD) {
+        const b = cueWordBits(s, runStart, i, runH);
+        if (b !== 0) {
+          bits |= b;
+          if ((b & W_PRIZE) !== 0) prize++;
+          if ((b & W_SERVICE) !== 0) service++;
+        }
+      }
+      if (!optGate && n >= 2 && OPT_FIRST.has(s.charCodeAt(runStart) | 32))
+        optGate = optOutPrefix(s, runStart, i);
+      runStart = -1;
+    }
+    if (k === C_SPACE) space++;
+    else if (c === 38 || c === 43) optGate = true; // '&' (T&Cs), '+' (16+, 18+)
   }
+  const nonSpace = len + 1 - space;
+  // Each regex runs only when the text has what it needs (digits, a keyword, a long enough digit run).
   if (digits > 0) {
-    if (RE_SHORT_CODE.test(s)) out[0] = 1;
+    if (maxDigitRun >= 5 && RE_SHORT_CODE.test(s)) out[0] = 1;
     if (RE_PRICE.test(s)) out[1] = 1;
-    if (RE_TXT_TO.test(s)) out[2] = 1;
-    if (RE_PREMIUM.test(s)) out[5] = 1;
+    if ((bits & W_TXT_TO) !== 0 && maxDigitRun >= 4 && RE_TXT_TO.test(s)) out[2] = 1;
+    if (maxDigitRun >= 4 && RE_PREMIUM.test(s)) out[5] = 1;
     if (RE_CURRENCY.test(s)) out[6] = 1;
   }
-  if (out[2] === 0 && RE_TXT_KEYWORD.test(s)) out[2] = 1;
-  if (RE_OPT_OUT.test(s)) out[3] = 1;
-  RE_PRIZE.lastIndex = 0;
-  let prize = 0;
-  while (prize < 3 && RE_PRIZE.exec(s) !== null) prize++;
-  out[4] = denseValue(prize);
+  if (out[2] === 0 && (bits & W_KEYWORD) !== 0 && RE_TXT_KEYWORD.test(s)) out[2] = 1;
+  if ((optGate || (bits & W_OPT) !== 0) && RE_OPT_OUT.test(s)) out[3] = 1;
+  out[4] = denseValue(Math.min(prize, 3));
   out[7] = Math.min(1, (4 * digits) / Math.max(40, nonSpace));
   out[8] = words === 0 ? 0 : Math.min(1, (3 * capsWords) / Math.max(5, words));
   out[9] = Math.min(text.length, 160) / 160;
   out[10] = text.length > 400 ? 1 : 0;
-  RE_SERVICE.lastIndex = 0;
-  let service = 0;
-  while (service < 3 && RE_SERVICE.exec(s) !== null) service++;
-  out[11] = denseValue(service);
+  out[11] = denseValue(Math.min(service, 3));
   if (digits >= 10 && RE_PHONE_NUMBER.test(s)) out[12] = 1;
 }

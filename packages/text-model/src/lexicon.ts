@@ -1,4 +1,4 @@
-import { hashRange, hashString } from './hash.ts';
+import { fmix, hashRange, hashString } from './hash.ts';
 
 /** Serialised lexicon as stored in the weights header. Terms are already normalised; phrases use spaces. */
 export interface LexiconData {
@@ -19,10 +19,13 @@ export class Lexicon {
   readonly langs: Int32Array;
   readonly terms: readonly string[];
   private readonly cps: Int32Array[];
-  private readonly byHash = new Map<number, number>();
+  /** token hash → last entry with that hash (earlier ones chained through `next`) */
+  private readonly byHash: IntTable;
   private readonly next: Int32Array;
   /** first-token hash → phrase entries; each phrase is its token hashes */
-  private readonly phrases = new Map<number, { entry: number; hashes: Int32Array }[]>();
+  private readonly phraseLists: { entry: number; hashes: Int32Array }[][] = [];
+  /** first-token hash → index into phraseLists */
+  private readonly phrases: IntTable;
   /** length*0x110000+first code point → single-token entries, for masked-word matching */
   private readonly byShape = new Map<number, number[]>();
   readonly maxPhraseTokens: number;
@@ -34,6 +37,8 @@ export class Lexicon {
     this.langs = Int32Array.from(data.langs);
     this.cps = [];
     this.next = new Int32Array(this.size).fill(-1);
+    this.byHash = new IntTable(this.size);
+    this.phrases = new IntTable(this.size);
     let maxPhrase = 1;
     for (let i = 0; i < this.size; i++) {
       const term = data.terms[i]!;
@@ -42,8 +47,7 @@ export class Lexicon {
         const cps = Int32Array.from([...term].map((c) => c.codePointAt(0)!));
         this.cps.push(cps);
         const h = hashRange(cps, 0, cps.length);
-        const prev = this.byHash.get(h);
-        if (prev !== undefined) this.next[i] = prev;
+        this.next[i] = this.byHash.get(h);
         this.byHash.set(h, i);
         const shape = cps.length * 0x110000 + cps[0]!;
         const list = this.byShape.get(shape);
@@ -54,10 +58,10 @@ export class Lexicon {
         maxPhrase = Math.max(maxPhrase, parts.length);
         const hashes = Int32Array.from(parts.map(hashString));
         const first = hashes[0]!;
-        const list = this.phrases.get(first);
         const item = { entry: i, hashes };
-        if (list) list.push(item);
-        else this.phrases.set(first, [item]);
+        const at = this.phrases.get(first);
+        if (at >= 0) this.phraseLists[at]!.push(item);
+        else this.phrases.set(first, this.phraseLists.push([item]) - 1);
       }
     }
     this.maxPhraseTokens = maxPhrase;
@@ -70,7 +74,6 @@ export class Lexicon {
 
   findHashed(h: number, cps: Int32Array, start: number, end: number, lang: number): number {
     let i = this.byHash.get(h);
-    if (i === undefined) return -1;
     const len = end - start;
     while (i >= 0) {
       const t = this.cps[i]!;
@@ -115,7 +118,8 @@ export class Lexicon {
   }
 
   phrasesStartingWith(h: number): { entry: number; hashes: Int32Array }[] | undefined {
-    return this.phrases.get(h);
+    const at = this.phrases.get(h);
+    return at < 0 ? undefined : this.phraseLists[at];
   }
 
   termCps(i: number): Int32Array {
@@ -143,4 +147,37 @@ function matchMask(cps: Int32Array, start: number, end: number, term: Int32Array
     }
   }
   return k === term.length && used;
+}
+
+/**
+ * int32 key → non-negative int32 value, open addressing (a Map with number keys boxes hashes outside the small-integer
+ * range, and this lookup runs for every token).
+ */
+class IntTable {
+  private readonly keys: Int32Array;
+  private readonly vals: Int32Array;
+  private readonly mask: number;
+
+  constructor(capacity: number) {
+    let n = 16;
+    while (n < capacity * 2) n *= 2;
+    this.keys = new Int32Array(n);
+    this.vals = new Int32Array(n).fill(-1);
+    this.mask = n - 1;
+  }
+
+  /** The value of key k, or -1. */
+  get(k: number): number {
+    for (let s = fmix(k) & this.mask; ; s = (s + 1) & this.mask) {
+      const v = this.vals[s]!;
+      if (v < 0 || this.keys[s] === k) return v;
+    }
+  }
+
+  set(k: number, v: number): void {
+    let s = fmix(k) & this.mask;
+    while (this.vals[s]! >= 0 && this.keys[s] !== k) s = (s + 1) & this.mask;
+    this.keys[s] = k;
+    this.vals[s] = v;
+  }
 }

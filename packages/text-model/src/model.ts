@@ -9,11 +9,20 @@ import {
   TEXT_CATEGORIES,
   type TextCategory,
 } from './constants.ts';
-import { denseCounts, FeatureExtractor, MIN_NORM_FEATURES, N_SPAM_CUES, spamCues } from './features.ts';
+import {
+  charGrams,
+  denseCounts,
+  FeatureExtractor,
+  MAX_GRAM_CHARS,
+  MIN_NORM_FEATURES,
+  N_SPAM_CUES,
+  spamCues,
+} from './features.ts';
+import { fmix } from './hash.ts';
 import { detectLanguage } from './language.ts';
 import { Lexicon } from './lexicon.ts';
 import { SpamFeatureExtractor } from './spam-features.ts';
-import { Tokenizer } from './tokenize.ts';
+import { TF_CJK, TF_EMOJI, TF_MENTION, TF_NUMBER, Tokenizer } from './tokenize.ts';
 import type { Rule, Weights } from './weights.ts';
 
 export interface Highlight {
@@ -34,6 +43,11 @@ const SHORT_WINDOW = 16;
 const SPAM_HEAD = TEXT_CATEGORIES.indexOf('spam');
 const MAX_HIGHLIGHTS = 3;
 const SUPPORTED = new Set<string>(SUPPORTED_LANGUAGES);
+/** Token cache: 2^CACHE_BITS entries of ENTRY int32s, tokens of up to CACHE_MAX_CPS code points below U+10000. */
+const CACHE_BITS = 14;
+const ENTRY = 32;
+const CACHE_MAX_CPS = 12;
+const NO_CHAR_GRAMS = TF_NUMBER | TF_MENTION | TF_EMOJI;
 
 function sigmoid(z: number): number {
   return 1 / (1 + Math.exp(-z));
@@ -57,7 +71,15 @@ export class Scorer {
   /** prefix sums over tokens (window sums in O(heads)) and of char n-gram counts */
   private preW = new Float64Array(257 * N_HEADS);
   private preC = new Float64Array(257 * N_HEADS);
-  private preCharN = new Int32Array(257);
+  /**
+   * Token cache, direct-mapped, one 128-byte entry per slot (two adjacent cache lines; one random memory access
+   * instead of ~20 for a token's char n-grams and unigram): int32 [0] tag (1 | length << 1 | cjk << 6), [1..6] the
+   * token's code points packed two per int, [7] language seed; float32 [8..15] char n-gram sum, [16..23] unigram row.
+   * Entries are verified against the token's code points, so a hit returns exactly what recomputing would.
+   */
+  private readonly cacheI = new Int32Array(ENTRY << CACHE_BITS);
+  private readonly cacheF = new Float32Array(this.cacheI.buffer);
+  private readonly gramBuf = new Int32Array(4 * (MAX_GRAM_CHARS + 2));
   private flagged = new Int32Array(64);
   private nFlagged = 0;
   readonly z = new Float64Array(N_HEADS);
@@ -87,6 +109,7 @@ export class Scorer {
     const h = w.header;
     this.lexicon = new Lexicon(h.lexicon);
     this.fx = new FeatureExtractor(new Tokenizer(this.lexicon), this.lexicon, h.bits);
+    this.fx.emitCharGrams = false;
     this.hashed = w.hashed;
     this.bias = Float64Array.from(h.bias);
     this.dense = new Float64Array(N_DENSE * N_HEADS);
@@ -113,30 +136,21 @@ export class Scorer {
     if (this.preW.length < (n + 1) * N_HEADS) {
       this.preW = new Float64Array((n + 1) * 2 * N_HEADS);
       this.preC = new Float64Array((n + 1) * 2 * N_HEADS);
-      this.preCharN = new Int32Array((n + 1) * 2);
     }
-    const starts = fx.tokFeatStart;
-    const charStarts = fx.tokCharStart;
     const preW = this.preW;
     const preC = this.preC;
-    const preN = this.preCharN;
     let any = 0;
     for (let k = 0; k < N_HEADS; k++) {
       preW[k] = 0;
       preC[k] = 0;
     }
-    preN[0] = 0;
     for (let t = 0; t < n; t++) {
       const o = t * 8;
-      const cs = charStarts[t]!;
-      const end = starts[t + 1]!;
-      this.accumulate(starts[t]!, cs, this.contribW, o);
-      this.accumulate(cs, end, this.contribC, o);
+      this.tokenContrib(t, o);
       for (let k = 0; k < N_HEADS; k++) {
         preW[o + 8 + k] = preW[o + k]! + this.contribW[o + k]!;
         preC[o + 8 + k] = preC[o + k]! + this.contribC[o + k]!;
       }
-      preN[t + 1] = preN[t]! + (end - cs);
       any |= fx.tokFlags[t]!;
     }
     this.anyFlags.value = any;
@@ -201,10 +215,113 @@ export class Scorer {
     }
   }
 
-  /** Adds the weights of features idx[from:to) for all 8 heads into out[o:o+8]. */
-  private accumulate(from: number, to: number, out: Float32Array, o: number): void {
+  /**
+   * Token t's word-level sum into contribW[o:o+8] and char n-gram sum into contribC[o:o+8]. Tokens of up to
+   * CACHE_MAX_CPS code points take their unigram weight row and char n-gram sum from the token cache; the sums are
+   * computed in the same order either way, so a hit gives bit-identical results.
+   */
+  private tokenContrib(t: number, o: number): void {
+    const fx = this.fx;
+    const tok = fx.tok;
+    const idx = fx.idx;
+    const from = fx.tokFeatStart[t]!;
+    const to = fx.tokFeatStart[t + 1]!;
+    const f = tok.tFlag[t]!;
+    if ((f & NO_CHAR_GRAMS) !== 0) {
+      this.accumulate(idx, from, to, this.contribW, o);
+      this.contribC.fill(0, o, o + 8);
+      return;
+    }
+    const cps = tok.cps;
+    const s = tok.tS[t]!;
+    const len = tok.tE[t]! - s;
+    const cjk = (f & TF_CJK) !== 0;
+    const seed = fx.langSeed;
+    if (len > CACHE_MAX_CPS) {
+      this.accumulate(idx, from, to, this.contribW, o);
+      this.charSum(cps, s, Math.min(len, MAX_GRAM_CHARS), cjk, seed, o);
+      return;
+    }
+    const ci = this.cacheI;
+    const cf = this.cacheF;
+    const e = ((fmix(tok.tH[t]! ^ seed) >>> 0) & ((1 << CACHE_BITS) - 1)) * ENTRY;
+    const tag = 1 | (len << 1) | (cjk ? 64 : 0);
+    let hit = ci[e] === tag && ci[e + 7] === seed;
+    for (let i = 0, j = e + 1; hit && i < len; i += 2, j++) {
+      const lo = cps[s + i]!;
+      const hi = i + 1 < len ? cps[s + i + 1]! : 0;
+      if (lo > 0xffff || hi > 0xffff || ci[j] !== (lo | (hi << 16))) hit = false;
+    }
+    if (hit) {
+      this.accumulateFrom(cf, e + 16, idx, from + 1, to, this.contribW, o);
+      const c = this.contribC;
+      for (let k = 0; k < 8; k++) c[o + k] = cf[e + 8 + k]!;
+      return;
+    }
+    this.accumulate(idx, from, to, this.contribW, o);
+    this.charSum(cps, s, len, cjk, seed, o);
+    for (let i = 0; i < len; i++) if (cps[s + i]! > 0xffff) return;
+    ci[e] = tag;
+    ci[e + 7] = seed;
+    for (let i = 0, j = e + 1; i < len; i += 2, j++)
+      ci[j] = cps[s + i]! | (i + 1 < len ? cps[s + i + 1]! << 16 : 0);
     const W = this.hashed;
-    const idx = this.fx.idx;
+    const u = idx[from]! << 3;
+    for (let k = 0; k < 8; k++) {
+      cf[e + 8 + k] = this.contribC[o + k]!;
+      cf[e + 16 + k] = W[u + k]!;
+    }
+  }
+
+  /** Sum of the char n-gram weights of the token cps[s, s+m) into contribC[o:o+8]. */
+  private charSum(cps: Int32Array, s: number, m: number, cjk: boolean, seed: number, o: number): void {
+    const g = charGrams(cps, s, m, cjk, seed, this.fx.shift, this.gramBuf, 0);
+    this.accumulate(this.gramBuf, 0, g, this.contribC, o);
+  }
+
+  /** Like accumulate, starting from the row base[bo:bo+8] instead of 0 (the cached unigram row). */
+  private accumulateFrom(
+    base: Float32Array,
+    bo: number,
+    idx: Int32Array,
+    from: number,
+    to: number,
+    out: Float32Array,
+    o: number,
+  ): void {
+    const W = this.hashed;
+    let c0: number = base[bo]!;
+    let c1: number = base[bo + 1]!;
+    let c2: number = base[bo + 2]!;
+    let c3: number = base[bo + 3]!;
+    let c4: number = base[bo + 4]!;
+    let c5: number = base[bo + 5]!;
+    let c6: number = base[bo + 6]!;
+    let c7: number = base[bo + 7]!;
+    for (let i = from; i < to; i++) {
+      const b = idx[i]! << 3;
+      c0 += W[b]!;
+      c1 += W[b + 1]!;
+      c2 += W[b + 2]!;
+      c3 += W[b + 3]!;
+      c4 += W[b + 4]!;
+      c5 += W[b + 5]!;
+      c6 += W[b + 6]!;
+      c7 += W[b + 7]!;
+    }
+    out[o] = c0;
+    out[o + 1] = c1;
+    out[o + 2] = c2;
+    out[o + 3] = c3;
+    out[o + 4] = c4;
+    out[o + 5] = c5;
+    out[o + 6] = c6;
+    out[o + 7] = c7;
+  }
+
+  /** Adds the weights of features idx[from:to) for all 8 heads into out[o:o+8]. */
+  private accumulate(idx: Int32Array, from: number, to: number, out: Float32Array, o: number): void {
+    const W = this.hashed;
     let c0 = 0;
     let c1 = 0;
     let c2 = 0;
@@ -270,7 +387,7 @@ export class Scorer {
   windowLogits(a: number, b: number): number {
     const fx = this.fx;
     const acc = this.acc;
-    const nf = fx.tokFeatStart[b]! - fx.tokFeatStart[a]!;
+    const nf = fx.featPre[b]! - fx.featPre[a]!;
     // One normaliser for both groups: separate ones were tried and lost accuracy on validation.
     const norm = 1 / Math.sqrt(Math.max(nf, MIN_NORM_FEATURES));
     const normW = norm;
