@@ -21,10 +21,12 @@ const rssAfterLoad = process.memoryUsage().rss;
 const rows = readCsvGz(`${datasetsDir()}/tweeteval_hate_offensive/offensive_test.csv.gz`);
 const texts = rows.map((r) => r.text!);
 const labels = rows.map((r) => (r.label === '1' ? 1 : 0));
+// Texts reach the service through JSON.parse, which yields flat strings; padding by concatenation yields rope and
+// sliced strings that are slower to read character by character, so the padded texts go through JSON once.
 const texts280 = texts.map((x) => {
   let s = x;
   while (s.length < 280) s += ` ${x}`;
-  return s.slice(0, 280);
+  return JSON.parse(JSON.stringify(s.slice(0, 280))) as string;
 });
 
 const obscenity = new RegExpMatcher({ ...englishDataset.build(), ...englishRecommendedTransformers });
@@ -92,6 +94,7 @@ console.log(
 // 32 KB = 32,768 bytes of UTF-8 (the service's limit), cut on a character boundary
 let big = texts.join(' ').repeat(10).slice(0, 32768);
 while (new TextEncoder().encode(big).length > 32768) big = big.slice(0, -1);
+big = JSON.parse(JSON.stringify(big)) as string;
 for (let i = 0; i < 10; i++) model.classify(big);
 const times: number[] = [];
 for (let i = 0; i < 60; i++) {

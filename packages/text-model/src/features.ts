@@ -29,6 +29,21 @@ const RE_PHONE = /(?:\+|\b)\d(?:[\d \t().-]{7,15})\d\b/g;
 const RE_MONEY = /[$£€¥₹]\s?\d|\b\d[\d,.]*\s?(?:\$|£|€|usd|eur|gbp|dollars?|euros?|pounds?|bucks)\b/gi;
 const RE_EMAIL_DOMAIN = /[\w-]+\.[\w.-]*\w/y;
 
+const R_LOWER = 1;
+const R_UPPER = 2;
+const R_DIGIT = 3;
+const R_DOT = 4;
+const R_AT = 5;
+const R_DOLLAR = 6;
+/** ASCII classes of the rules' pre-checks (applyRules) */
+const RULE_CLASS = new Uint8Array(128);
+for (let c = 97; c <= 122; c++) RULE_CLASS[c] = R_LOWER;
+for (let c = 65; c <= 90; c++) RULE_CLASS[c] = R_UPPER;
+for (let c = 48; c <= 57; c++) RULE_CLASS[c] = R_DIGIT;
+RULE_CLASS[46] = R_DOT;
+RULE_CLASS[64] = R_AT;
+RULE_CLASS[36] = R_DOLLAR;
+
 /**
  * Per-text feature state: hashed feature indices grouped by token, lexicon/rule flags per token, and the
  * highlight end per token (phrases and URLs highlight more than one token).
@@ -134,12 +149,16 @@ export class FeatureExtractor {
     const len = text.length;
     for (let i = 0; i < len; i++) {
       const c = text.charCodeAt(i);
-      if (c === 46) hasDot = true;
-      else if (c >= 48 && c <= 57) digits++;
-      else if (c === 64) at = true;
-      else if (c >= 65 && c <= 90) upper++;
-      else if (c >= 97 && c <= 122) lower++;
-      else if (c === 36 || c === 163 || c === 8364 || c === 165 || c === 8377) money = true;
+      if (c < 128) {
+        const k = RULE_CLASS[c]!;
+        if (k === 0) continue;
+        if (k === R_LOWER) lower++;
+        else if (k === R_UPPER) upper++;
+        else if (k === R_DIGIT) digits++;
+        else if (k === R_DOT) hasDot = true;
+        else if (k === R_AT) at = true;
+        else money = true;
+      } else if (c === 163 || c === 8364 || c === 165 || c === 8377) money = true;
     }
     if (upper >= 8 && upper > 2 * lower) this.shout = 1;
     if (hasDot) this.markUrls(text, nTok);

@@ -154,30 +154,32 @@ function matchMask(cps: Int32Array, start: number, end: number, term: Int32Array
  * range, and this lookup runs for every token).
  */
 class IntTable {
-  private readonly keys: Int32Array;
-  private readonly vals: Int32Array;
+  /** [key, value] pairs side by side: one cache line per probe */
+  private readonly kv: Int32Array;
   private readonly mask: number;
 
   constructor(capacity: number) {
     let n = 16;
     while (n < capacity * 2) n *= 2;
-    this.keys = new Int32Array(n);
-    this.vals = new Int32Array(n).fill(-1);
+    this.kv = new Int32Array(2 * n);
+    for (let i = 1; i < 2 * n; i += 2) this.kv[i] = -1;
     this.mask = n - 1;
   }
 
   /** The value of key k, or -1. */
   get(k: number): number {
+    const kv = this.kv;
     for (let s = fmix(k) & this.mask; ; s = (s + 1) & this.mask) {
-      const v = this.vals[s]!;
-      if (v < 0 || this.keys[s] === k) return v;
+      const v = kv[2 * s + 1]!;
+      if (v < 0 || kv[2 * s] === k) return v;
     }
   }
 
   set(k: number, v: number): void {
+    const kv = this.kv;
     let s = fmix(k) & this.mask;
-    while (this.vals[s]! >= 0 && this.keys[s] !== k) s = (s + 1) & this.mask;
-    this.keys[s] = k;
-    this.vals[s] = v;
+    while (kv[2 * s + 1]! >= 0 && kv[2 * s] !== k) s = (s + 1) & this.mask;
+    kv[2 * s] = k;
+    kv[2 * s + 1] = v;
   }
 }

@@ -46,7 +46,7 @@ const SUPPORTED = new Set<string>(SUPPORTED_LANGUAGES);
 /** Token cache: 2^CACHE_BITS entries of ENTRY int32s, tokens of up to CACHE_MAX_CPS code points below U+10000. */
 const CACHE_BITS = 14;
 const ENTRY = 32;
-const CACHE_MAX_CPS = 12;
+const CACHE_MAX_CPS = MAX_GRAM_CHARS;
 const NO_CHAR_GRAMS = TF_NUMBER | TF_MENTION | TF_EMOJI;
 
 function sigmoid(z: number): number {
@@ -73,8 +73,9 @@ export class Scorer {
   private preC = new Float64Array(257 * N_HEADS);
   /**
    * Token cache, direct-mapped, one 128-byte entry per slot (two adjacent cache lines; one random memory access
-   * instead of ~20 for a token's char n-grams and unigram): int32 [0] tag (1 | length << 1 | cjk << 6), [1..6] the
-   * token's code points packed two per int, [7] language seed; float32 [8..15] char n-gram sum, [16..23] unigram row.
+   * instead of ~20 for a token's char n-grams and unigram): int32 [0] tag (1 | length << 1 | cjk << 6), [1..10] the
+   * token's code points packed two per int, [11] language seed; float32 [16..23] char n-gram sum, [24..31] unigram
+   * row.
    * Entries are verified against the token's code points, so a hit returns exactly what recomputing would.
    */
   private readonly cacheI = new Int32Array(ENTRY << CACHE_BITS);
@@ -246,30 +247,30 @@ export class Scorer {
     const cf = this.cacheF;
     const e = ((fmix(tok.tH[t]! ^ seed) >>> 0) & ((1 << CACHE_BITS) - 1)) * ENTRY;
     const tag = 1 | (len << 1) | (cjk ? 64 : 0);
-    let hit = ci[e] === tag && ci[e + 7] === seed;
+    let hit = ci[e] === tag && ci[e + 11] === seed;
     for (let i = 0, j = e + 1; hit && i < len; i += 2, j++) {
       const lo = cps[s + i]!;
       const hi = i + 1 < len ? cps[s + i + 1]! : 0;
       if (lo > 0xffff || hi > 0xffff || ci[j] !== (lo | (hi << 16))) hit = false;
     }
     if (hit) {
-      this.accumulateFrom(cf, e + 16, idx, from + 1, to, this.contribW, o);
+      this.accumulateFrom(cf, e + 24, idx, from + 1, to, this.contribW, o);
       const c = this.contribC;
-      for (let k = 0; k < 8; k++) c[o + k] = cf[e + 8 + k]!;
+      for (let k = 0; k < 8; k++) c[o + k] = cf[e + 16 + k]!;
       return;
     }
     this.accumulate(idx, from, to, this.contribW, o);
     this.charSum(cps, s, len, cjk, seed, o);
     for (let i = 0; i < len; i++) if (cps[s + i]! > 0xffff) return;
     ci[e] = tag;
-    ci[e + 7] = seed;
+    ci[e + 11] = seed;
     for (let i = 0, j = e + 1; i < len; i += 2, j++)
       ci[j] = cps[s + i]! | (i + 1 < len ? cps[s + i + 1]! << 16 : 0);
     const W = this.hashed;
     const u = idx[from]! << 3;
     for (let k = 0; k < 8; k++) {
-      cf[e + 8 + k] = this.contribC[o + k]!;
-      cf[e + 16 + k] = W[u + k]!;
+      cf[e + 16 + k] = this.contribC[o + k]!;
+      cf[e + 24 + k] = W[u + k]!;
     }
   }
 

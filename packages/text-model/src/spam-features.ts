@@ -33,6 +33,13 @@ function isWordChar(c: number): boolean {
   );
 }
 
+/** normalised ASCII: lower-case letters, digits → '0', tab/newline/CR → space */
+const ASCII_NORM = new Uint8Array(128);
+for (let c = 0; c < 128; c++) {
+  ASCII_NORM[c] =
+    c >= 65 && c <= 90 ? c + 32 : c >= 48 && c <= 57 ? 48 : c === 9 || c === 10 || c === 13 ? 32 : c;
+}
+
 /** log(1 + count) for every count a text can reach (≤ 3 n-grams per character of SPAM_FEATURE_CHARS + 2) */
 const LOG1P = new Float64Array(3 * SPAM_FEATURE_CHARS + 16);
 for (let i = 0; i < LOG1P.length; i++) LOG1P[i] = Math.log1p(i);
@@ -104,9 +111,8 @@ export class SpamFeatureExtractor {
     cps[m++] = 32;
     for (let i = 0; i < len; i++) {
       let c = text.charCodeAt(i);
-      if (c >= 65 && c <= 90) c += 32;
-      else if (c >= 48 && c <= 57) c = 48;
-      else if (c === 9 || c === 10 || c === 13 || c === 160) c = 32;
+      if (c < 128) c = ASCII_NORM[c]!;
+      else if (c === 160) c = 32;
       else if (c >= 0xc0 && c < 0x250) c = text[i]!.toLowerCase().charCodeAt(0);
       if (c === 32 && cps[m - 1] === 32) continue;
       cps[m++] = c;

@@ -275,3 +275,130 @@ describe('dedicated spam model', () => {
     expect(old.hashed.length).toBe(w.hashed.length);
   });
 });
+
+describe('fast paths give exactly the results of their definitions', () => {
+  /** Deterministic texts mixing spam-cue words in every casing, digits, symbols, URLs, look-alikes and noise. */
+  function fuzzTexts(count: number, seed: number): string[] {
+    const words = [
+      ...'won winner win wins prize awarded award claim guaranteed cash voucher bonus selected congratulations congrats urgent free freemsg offer entry draw ringtone ringtones tones landline valid expires'.split(
+        ' ',
+      ),
+      ...'txt txts msg msgs mob mobile polyphonic nokia camcorder video pic pics chat dating sexy singles download content service network rate rates unlimited latest subscription subscriber sae tc cs ur u 4 2'.split(
+        ' ',
+      ),
+      ...'reply text send sms call ring dial to on now stop unsub unsubscribe opt out optout opt-out t&c T&Cs tcs 16+ 18 + po box pobox customer care service'.split(
+        ' ',
+      ),
+      ...'87121 61200 09061701461 0800 123456 07734 £100 $5 5usd 150p /msg p/min per min ppm 10p pence +44 7911 123456'.split(
+        ' ',
+      ),
+      ...'hello the of and you idiot stupid fuck f*ck sh1t Scunthorpe assessment http://x.co www.y.com a@b.com _x_ win_win 4u 2day ÜBER straße'.split(
+        ' ',
+      ),
+    ];
+    const seps = [' ', ' ', ' ', ', ', '. ', '! ', '\n', '-', '', '  ', '/', ':'];
+    let x = seed;
+    const rnd = (n: number) => {
+      x = (Math.imul(x, 1103515245) + 12345) | 0;
+      return ((x >>> 8) & 0xffffff) % n;
+    };
+    const out: string[] = [];
+    for (let i = 0; i < count; i++) {
+      let s = '';
+      const n = 1 + rnd(40);
+      for (let j = 0; j < n; j++) {
+        let w = words[rnd(words.length)]!;
+        const casing = rnd(4);
+        if (casing === 1) w = w.toUpperCase();
+        else if (casing === 2) w = w.charAt(0).toUpperCase() + w.slice(1);
+        else if (casing === 3 && rnd(3) === 0) w += String(rnd(100000));
+        s += w + seps[rnd(seps.length)];
+      }
+      out.push(i % 50 === 0 ? s.repeat(40) : s);
+    }
+    return out;
+  }
+
+  it('spam cues: one-pass cue-word counting and gated regexes equal the plain regex definitions', async () => {
+    const { spamCues, N_SPAM_CUES, denseValue } = await import('../src/features.ts');
+    // The cue definitions as plain regexes over the first 1,000 characters (the original implementation).
+    const reference = (text: string, out: Float64Array) => {
+      out.fill(0);
+      const s = text.slice(0, 1000);
+      const digits = (s.match(/\d/g) ?? []).length;
+      const nonSpace = s.length - (s.match(/[ \n\t\r]/g) ?? []).length;
+      const words = s.match(/[A-Za-z]+/g) ?? [];
+      const caps = words.filter((w) => w.length >= 2 && w === w.toUpperCase()).length;
+      const count = (re: RegExp) => Math.min(3, (s.match(re) ?? []).length);
+      if (digits > 0) {
+        if (/(?<![\d£$€.,:/-])\d{5,6}(?![\d.,:/])/.test(s)) out[0] = 1;
+        if (
+          /\d(?:\.\d+)?p\b|\bp\s?\/\s?(?:min|msg|txt|sms|wk|week|text)\b|\/(?:min|msg|txt|sms|wk)\b|\bper (?:min|minute|msg|message|txt|text|wk|week)\b|\bppm\b|\d\s?pence\b/i.test(
+            s,
+          )
+        )
+          out[1] = 1;
+        if (
+          /\b(?:txt|text|sms|send|reply|call|ring|dial)\b[^\n.!?]{0,30}?\b(?:to|on|now)\s*:?\s*\d{4,}/i.test(
+            s,
+          )
+        )
+          out[2] = 1;
+        if (/\b0(?:9\d|8[47]\d)\d{7,8}\b|\b0800\s?\d{6,7}\b/.test(s)) out[5] = 1;
+        if (/[£$€¥₹]\s?\d|\d\s?(?:[£$€]|usd|eur|gbp)\b/i.test(s)) out[6] = 1;
+      }
+      if (
+        out[2] === 0 &&
+        /\b(?:[Rr]eply|REPLY|[Tt]xt|TXT|[Tt]ext|TEXT|[Ss]end|SEND)\s+(?:[A-Z]{2,}|[A-Z])\b/.test(s)
+      )
+        out[2] = 1;
+      if (
+        /\bstop\b|\bunsub|\bopt[\s-]?out\b|\bt\s?&\s?cs?\b|\btcs\b|\b1[68]\s?\+|\bpo\s?box|\bcustomer (?:care|service)\b/i.test(
+          s,
+        )
+      )
+        out[3] = 1;
+      out[4] = denseValue(
+        count(
+          /\b(?:won|winner|win|wins|prize|awarded|award|claim|guaranteed|cash|voucher|bonus|selected|congratulations|congrats|urgent|free|freemsg|offer|entry|draw|ringtones?|tones|landline|valid|expires)\b/gi,
+        ),
+      );
+      out[7] = Math.min(1, (4 * digits) / Math.max(40, nonSpace));
+      out[8] = words.length === 0 ? 0 : Math.min(1, (3 * caps) / Math.max(5, words.length));
+      out[9] = Math.min(text.length, 160) / 160;
+      out[10] = text.length > 400 ? 1 : 0;
+      out[11] = denseValue(
+        count(
+          /\b(?:txt|txts|msg|msgs|mob|mobile|ringtones?|polyphonic|nokia|camcorder|video|pics?|chat|dating|sexy|singles|download|content|service|network|rates?|unlimited|latest|subscription|subscriber|sae|tc|cs|ur|u|4|2)\b/gi,
+        ),
+      );
+      if (digits >= 10 && /(?<![\d.])(?:\+?44\s?|0)\d{3,4}\s?\d{6,7}(?![\d.])/.test(s)) out[12] = 1;
+    };
+    const fast = new Float64Array(N_SPAM_CUES);
+    const ref = new Float64Array(N_SPAM_CUES);
+    const texts = fuzzTexts(20000, 7);
+    let fired = 0;
+    for (const t of texts) {
+      spamCues(t, fast);
+      reference(t, ref);
+      if (Array.from(fast).join() !== Array.from(ref).join())
+        expect([t, Array.from(fast)]).toEqual([t, Array.from(ref)]);
+      fired += ref[3]! + ref[2]!;
+    }
+    expect(fired).toBeGreaterThan(1000); // the fuzz really exercises the gated regexes
+  });
+
+  it('token cache: scores and highlights do not depend on what was classified before', () => {
+    // ~13,000 distinct tokens: more than enough to make cache entries collide and be replaced
+    const texts = fuzzTexts(3000, 11).map((t, i) => `${t} tok${i} ${(i * 7919).toString(36)}x`);
+    const langs: SupportedLanguage[] = ['en', 'de', 'tr', 'fr'];
+    const a = loadTextModel();
+    const b = loadTextModel();
+    // b sees every text first in another language (cache entries are per language), in reverse order
+    texts.forEach((t, i) => b.classify(texts[texts.length - 1 - i]!, { language: langs[(i + 1) % 4]! }));
+    texts.forEach((t, i) => {
+      const language = langs[i % 4]!;
+      expect(b.classify(t, { language })).toEqual(a.classify(t, { language }));
+    });
+  });
+});
