@@ -145,13 +145,44 @@ export class Scorer {
       preW[k] = 0;
       preC[k] = 0;
     }
+    // running prefix sums per head, kept in locals (the same additions as preW[o + 8 + k] = preW[o + k] + …)
+    let w0 = 0;
+    let w1 = 0;
+    let w2 = 0;
+    let w3 = 0;
+    let w4 = 0;
+    let w5 = 0;
+    let w6 = 0;
+    let w7 = 0;
+    let c0 = 0;
+    let c1 = 0;
+    let c2 = 0;
+    let c3 = 0;
+    let c4 = 0;
+    let c5 = 0;
+    let c6 = 0;
+    let c7 = 0;
+    const cW = this.contribW;
+    const cC = this.contribC;
     for (let t = 0; t < n; t++) {
       const o = t * 8;
       this.tokenContrib(t, o);
-      for (let k = 0; k < N_HEADS; k++) {
-        preW[o + 8 + k] = preW[o + k]! + this.contribW[o + k]!;
-        preC[o + 8 + k] = preC[o + k]! + this.contribC[o + k]!;
-      }
+      preW[o + 8] = w0 += cW[o]!;
+      preW[o + 9] = w1 += cW[o + 1]!;
+      preW[o + 10] = w2 += cW[o + 2]!;
+      preW[o + 11] = w3 += cW[o + 3]!;
+      preW[o + 12] = w4 += cW[o + 4]!;
+      preW[o + 13] = w5 += cW[o + 5]!;
+      preW[o + 14] = w6 += cW[o + 6]!;
+      preW[o + 15] = w7 += cW[o + 7]!;
+      preC[o + 8] = c0 += cC[o]!;
+      preC[o + 9] = c1 += cC[o + 1]!;
+      preC[o + 10] = c2 += cC[o + 2]!;
+      preC[o + 11] = c3 += cC[o + 3]!;
+      preC[o + 12] = c4 += cC[o + 4]!;
+      preC[o + 13] = c5 += cC[o + 5]!;
+      preC[o + 14] = c6 += cC[o + 6]!;
+      preC[o + 15] = c7 += cC[o + 7]!;
       any |= fx.tokFlags[t]!;
     }
     this.anyFlags.value = any;

@@ -27,10 +27,14 @@ const WORD_SEED = 0x2545f491;
 const BIGRAM_SEED = 0x5bd1e995;
 const CHAR_SEED = 0x27d4eb2f;
 
+/** word characters of the normalised text: a-z, the apostrophe, and letters from U+00C0 to U+1FFF but × and ÷ */
+const WORD_CHAR = new Uint8Array(0x2000);
+for (let c = 97; c <= 122; c++) WORD_CHAR[c] = 1;
+for (let c = 0xc0; c < 0x2000; c++) WORD_CHAR[c] = c === 0xd7 || c === 0xf7 ? 0 : 1;
+WORD_CHAR[39] = 1;
+
 function isWordChar(c: number): boolean {
-  return (
-    (c >= 97 && c <= 122) || (c >= 0xc0 && c !== 0xd7 && c !== 0xf7 && c < 0x2000) || c === 39 // apostrophe inside words
-  );
+  return c < 0x2000 && WORD_CHAR[c] === 1;
 }
 
 /** normalised ASCII: lower-case letters, digits → '0', tab/newline/CR → space */
