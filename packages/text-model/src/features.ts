@@ -29,20 +29,26 @@ const RE_PHONE = /(?:\+|\b)\d(?:[\d \t().-]{7,15})\d\b/g;
 const RE_MONEY = /[$£€¥₹]\s?\d|\b\d[\d,.]*\s?(?:\$|£|€|usd|eur|gbp|dollars?|euros?|pounds?|bucks)\b/gi;
 const RE_EMAIL_DOMAIN = /[\w-]+\.[\w.-]*\w/y;
 
-const R_LOWER = 1;
-const R_UPPER = 2;
-const R_DIGIT = 3;
-const R_DOT = 4;
-const R_AT = 5;
-const R_DOLLAR = 6;
-/** ASCII classes of the rules' pre-checks (applyRules) */
-const RULE_CLASS = new Uint8Array(128);
-for (let c = 97; c <= 122; c++) RULE_CLASS[c] = R_LOWER;
-for (let c = 65; c <= 90; c++) RULE_CLASS[c] = R_UPPER;
-for (let c = 48; c <= 57; c++) RULE_CLASS[c] = R_DIGIT;
-RULE_CLASS[46] = R_DOT;
-RULE_CLASS[64] = R_AT;
-RULE_CLASS[36] = R_DOLLAR;
+/** ASCII character classes (bit sets) of the rules' pre-checks and the spam cues */
+const C_UPPER = 1;
+const C_LOWER = 2;
+const C_DIGIT = 4;
+/** [A-Za-z0-9_]: regex \w */
+const C_WORD = 8;
+/** space, tab, newline, carriage return */
+const C_SPACE = 16;
+const C_DOT = 32;
+const C_AT = 64;
+const C_DOLLAR = 128;
+const ASCII_CLASS = new Uint8Array(128);
+for (let c = 65; c <= 90; c++) ASCII_CLASS[c] = C_UPPER | C_WORD;
+for (let c = 97; c <= 122; c++) ASCII_CLASS[c] = C_LOWER | C_WORD;
+for (let c = 48; c <= 57; c++) ASCII_CLASS[c] = C_DIGIT | C_WORD;
+ASCII_CLASS[95] = C_WORD;
+for (const c of [32, 10, 9, 13]) ASCII_CLASS[c] = C_SPACE;
+ASCII_CLASS[46] = C_DOT;
+ASCII_CLASS[64] = C_AT;
+ASCII_CLASS[36] = C_DOLLAR;
 
 /**
  * Per-text feature state: hashed feature indices grouped by token, lexicon/rule flags per token, and the
@@ -150,14 +156,13 @@ export class FeatureExtractor {
     for (let i = 0; i < len; i++) {
       const c = text.charCodeAt(i);
       if (c < 128) {
-        const k = RULE_CLASS[c]!;
-        if (k === 0) continue;
-        if (k === R_LOWER) lower++;
-        else if (k === R_UPPER) upper++;
-        else if (k === R_DIGIT) digits++;
-        else if (k === R_DOT) hasDot = true;
-        else if (k === R_AT) at = true;
-        else money = true;
+        const k = ASCII_CLASS[c]!;
+        if ((k & C_LOWER) !== 0) lower++;
+        else if ((k & C_UPPER) !== 0) upper++;
+        else if ((k & C_DIGIT) !== 0) digits++;
+        else if (k === C_DOT) hasDot = true;
+        else if (k === C_AT) at = true;
+        else if (k === C_DOLLAR) money = true;
       } else if (c === 163 || c === 8364 || c === 165 || c === 8377) money = true;
     }
     if (upper >= 8 && upper > 2 * lower) this.shout = 1;
@@ -504,19 +509,6 @@ function optOutPrefix(s: string, start: number, end: number): boolean {
 }
 const OPT_PREFIXES = ['unsub', 'opt', 'po', 'customer'];
 const OPT_FIRST = new Set(OPT_PREFIXES.map((p) => p.charCodeAt(0)));
-
-const C_UPPER = 1;
-const C_LOWER = 2;
-const C_DIGIT = 4;
-const C_WORD = 8;
-const C_SPACE = 16;
-/** ASCII classes for spamCues: letters and digits are also C_WORD, as is '_' ([A-Za-z0-9_] = regex \w) */
-const ASCII_CLASS = new Uint8Array(128);
-for (let c = 65; c <= 90; c++) ASCII_CLASS[c] = C_UPPER | C_WORD;
-for (let c = 97; c <= 122; c++) ASCII_CLASS[c] = C_LOWER | C_WORD;
-for (let c = 48; c <= 57; c++) ASCII_CLASS[c] = C_DIGIT | C_WORD;
-ASCII_CLASS[95] = C_WORD;
-for (const c of [32, 10, 9, 13]) ASCII_CLASS[c] = C_SPACE;
 
 const RE_PHONE_NUMBER = /(?<![\d.])(?:\+?44\s?|0)\d{3,4}\s?\d{6,7}(?![\d.])/;
 const RE_CURRENCY = /[£$€¥₹]\s?\d|\d\s?(?:[£$€]|usd|eur|gbp)\b/i;

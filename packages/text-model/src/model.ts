@@ -48,6 +48,7 @@ const CACHE_BITS = 14;
 const ENTRY = 32;
 const CACHE_MAX_CPS = MAX_GRAM_CHARS;
 const NO_CHAR_GRAMS = TF_NUMBER | TF_MENTION | TF_EMOJI;
+const ZERO_ROW = new Float32Array(N_HEADS);
 
 function sigmoid(z: number): number {
   return 1 / (1 + Math.exp(-z));
@@ -353,34 +354,7 @@ export class Scorer {
 
   /** Adds the weights of features idx[from:to) for all 8 heads into out[o:o+8]. */
   private accumulate(idx: Int32Array, from: number, to: number, out: Float32Array, o: number): void {
-    const W = this.hashed;
-    let c0 = 0;
-    let c1 = 0;
-    let c2 = 0;
-    let c3 = 0;
-    let c4 = 0;
-    let c5 = 0;
-    let c6 = 0;
-    let c7 = 0;
-    for (let i = from; i < to; i++) {
-      const b = idx[i]! << 3;
-      c0 += W[b]!;
-      c1 += W[b + 1]!;
-      c2 += W[b + 2]!;
-      c3 += W[b + 3]!;
-      c4 += W[b + 4]!;
-      c5 += W[b + 5]!;
-      c6 += W[b + 6]!;
-      c7 += W[b + 7]!;
-    }
-    out[o] = c0;
-    out[o + 1] = c1;
-    out[o + 2] = c2;
-    out[o + 3] = c3;
-    out[o + 4] = c4;
-    out[o + 5] = c5;
-    out[o + 6] = c6;
-    out[o + 7] = c7;
+    this.accumulateFrom(ZERO_ROW, 0, idx, from, to, out, o);
   }
 
   /** Dense-feature values of the window [a, b) into `dc`, visiting only tokens that carry flags. */
