@@ -472,39 +472,29 @@ for (const [list, bit] of CUE_WORD_BITS) {
 }
 const MAX_CUE_WORD = Math.max(...cueWords.map((w) => w.length));
 
+/** Whether s[start, end), ASCII letters lower-cased, begins with the lower-case word w. */
+function startsWithLower(s: string, start: number, end: number, w: string): boolean {
+  if (end - start < w.length) return false;
+  for (let k = 0; k < w.length; k++) {
+    const c = s.charCodeAt(start + k);
+    if ((c >= 65 && c <= 90 ? c + 32 : c) !== w.charCodeAt(k)) return false;
+  }
+  return true;
+}
+
 /** Bits of the cue word equal to the lower-cased s[start, end) (whose FNV-1a hash is h), or 0. */
 function cueWordBits(s: string, start: number, end: number, h: number): number {
   for (let slot = h & (CUE_TABLE - 1); cueSlot[slot] !== -1; slot = (slot + 1) & (CUE_TABLE - 1)) {
     if (cueKeys[slot] !== h) continue;
     const w = cueWords[cueSlot[slot]!]!;
-    if (w.length !== end - start) continue;
-    let same = true;
-    for (let k = 0; k < w.length; k++) {
-      const c = s.charCodeAt(start + k);
-      if ((c >= 65 && c <= 90 ? c + 32 : c) !== w.charCodeAt(k)) {
-        same = false;
-        break;
-      }
-    }
-    if (same) return cueBits[cueSlot[slot]!]!;
+    if (w.length === end - start && startsWithLower(s, start, end, w)) return cueBits[cueSlot[slot]!]!;
   }
   return 0;
 }
 
 /** Whether the lower-cased s[start, end) starts with one of RE_OPT_OUT's word prefixes. */
 function optOutPrefix(s: string, start: number, end: number): boolean {
-  for (const p of OPT_PREFIXES) {
-    if (end - start < p.length) continue;
-    let same = true;
-    for (let k = 0; k < p.length; k++) {
-      const c = s.charCodeAt(start + k);
-      if ((c >= 65 && c <= 90 ? c + 32 : c) !== p.charCodeAt(k)) {
-        same = false;
-        break;
-      }
-    }
-    if (same) return true;
-  }
+  for (const p of OPT_PREFIXES) if (startsWithLower(s, start, end, p)) return true;
   return false;
 }
 const OPT_PREFIXES = ['unsub', 'opt', 'po', 'customer'];
