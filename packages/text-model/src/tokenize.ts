@@ -18,7 +18,7 @@ import {
   S_KATAKANA,
   S_LATIN,
 } from './chars.ts';
-import { hashRange } from './hash.ts';
+import { FNV_OFFSET, fmix, hashRange, hashStep } from './hash.ts';
 import type { Lexicon } from './lexicon.ts';
 
 export const TF_NUMBER = 1;
@@ -26,6 +26,29 @@ export const TF_EMOJI = 2;
 export const TF_MENTION = 4;
 export const TF_CJK = 8;
 export const TF_DECODED = 16;
+
+/** chunk cache: 2^CHUNK_BITS entries of CHUNK_ENTRY ints; chunks of up to CHUNK_MAX_CHARS, tokens of up to 24 */
+const CHUNK_BITS = 13;
+const CHUNK_ENTRY = 32;
+const CHUNK_MAX_CHARS = 20;
+const CHUNK_MAX_TOKEN = 24;
+/** what an ASCII character does in the tokenizer: ends a token (separator), or is part of it, or neither */
+const K_SEP = 1;
+const K_PART = 2;
+const K_OTHER = 3;
+const ASCII_KIND = new Uint8Array(128);
+{
+  const meta = new Uint8Array(1);
+  for (let c = 0; c < 128; c++) {
+    const m = mapChar(c, meta);
+    const cls = meta[0]! & 15;
+    // separators and other unmapped characters flush the current token; dropped ones are skipped
+    if (m >= 0) ASCII_KIND[c] = cls === C_SEP ? K_SEP : cls === C_EMOJI ? K_OTHER : K_PART;
+    else if (m === MAP_DROP) ASCII_KIND[c] = K_PART;
+    else if (m === MAP_MULTI) ASCII_KIND[c] = K_OTHER;
+    else ASCII_KIND[c] = K_SEP;
+  }
+}
 
 const STAR = 0x2a;
 const AT = 0x40;
@@ -65,6 +88,16 @@ export class Tokenizer {
   private curStart = -1;
   private curKey = 0;
   private readonly metaOut = new Uint8Array(1);
+  private langIdx = 0;
+  /**
+   * Chunk cache, direct-mapped: what an ASCII chunk (the characters between two separators, at most
+   * CHUNK_MAX_CHARS) produced for a language, so common words skip per-character mapping, finalizing, hashing and
+   * the lexicon lookup. int32 entry: [0] tag (1 | length << 1 | language index << 6), [1..5] the chunk's
+   * characters packed four per int, [6] tokens made (0 or 1), [7] hash, [8] lexicon entry, [9] token flags,
+   * [10, 11] token start/end relative to the chunk, [12] token length, [13..18] token code points and
+   * [19..24] their metadata, four per int. Entries are verified against the chunk's characters.
+   */
+  private readonly chunkCache = new Int32Array(CHUNK_ENTRY << CHUNK_BITS);
 
   constructor(private readonly lex: Lexicon | null) {}
 
@@ -72,35 +105,147 @@ export class Tokenizer {
   run(text: string, lang: string, langBit: number): number {
     this.lang = lang;
     this.langBit = langBit;
+    this.langIdx = 31 - Math.clz32(langBit);
     this.n = 0;
     this.nTok = 0;
     this.curStart = -1;
     this.curKey = 0;
     const len = text.length;
     this.ensureCps(len * 2 + 64);
-    const metaOut = this.metaOut;
     let i = 0;
     while (i < len) {
-      let cp = text.charCodeAt(i);
-      let w = 1;
-      if (cp >= 0xd800 && cp <= 0xdbff && i + 1 < len) {
-        const lo = text.charCodeAt(i + 1);
-        if (lo >= 0xdc00 && lo <= 0xdfff) {
-          cp = ((cp - 0xd800) << 10) + (lo - 0xdc00) + 0x10000;
-          w = 2;
+      // At a token boundary, a chunk of ASCII characters up to the next separator is looked up in the chunk cache.
+      if (this.curStart < 0) {
+        const c = text.charCodeAt(i);
+        if (c < 128) {
+          const kind = ASCII_KIND[c]!;
+          if (kind === K_SEP) {
+            i++;
+            continue;
+          }
+          let j = i;
+          let h = FNV_OFFSET;
+          let cacheable = true;
+          while (j < len) {
+            const d = text.charCodeAt(j);
+            if (d >= 128) {
+              cacheable = false;
+              break;
+            }
+            const k = ASCII_KIND[d]!;
+            if (k === K_SEP) break;
+            if (k === K_OTHER) cacheable = false;
+            h = hashStep(h, d);
+            j++;
+          }
+          if (cacheable && j - i <= CHUNK_MAX_CHARS) {
+            const slot = ((fmix(h ^ this.langIdx) >>> 0) & ((1 << CHUNK_BITS) - 1)) * CHUNK_ENTRY;
+            if (!this.chunkHit(text, i, j, slot)) {
+              const t0 = this.nTok;
+              for (let p = i; p < j; p++) this.pushChar(text, p);
+              this.flush();
+              this.chunkStore(text, i, j, slot, t0);
+            }
+            i = j;
+            continue;
+          }
         }
       }
-      const m = mapChar(cp, metaOut);
-      if (m >= 0) this.push(m, metaOut[0]!, i, i + w);
-      else if (m === MAP_MULTI) {
-        const rec = charRec(cp);
-        for (let j = 0; j < rec.cps.length; j++) this.push(rec.cps[j]!, rec.meta[j]!, i, i + w);
-      } else if (m !== MAP_DROP) this.flush();
-      i += w;
+      i += this.pushChar(text, i);
     }
     this.flush();
     this.joinSpacedLetters(text);
     return this.nTok;
+  }
+
+  /** Maps and pushes the character at text[i]; returns its length in UTF-16 units. */
+  private pushChar(text: string, i: number): number {
+    let cp = text.charCodeAt(i);
+    let w = 1;
+    if (cp >= 0xd800 && cp <= 0xdbff && i + 1 < text.length) {
+      const lo = text.charCodeAt(i + 1);
+      if (lo >= 0xdc00 && lo <= 0xdfff) {
+        cp = ((cp - 0xd800) << 10) + (lo - 0xdc00) + 0x10000;
+        w = 2;
+      }
+    }
+    const metaOut = this.metaOut;
+    const m = mapChar(cp, metaOut);
+    if (m >= 0) this.push(m, metaOut[0]!, i, i + w);
+    else if (m === MAP_MULTI) {
+      const rec = charRec(cp);
+      for (let j = 0; j < rec.cps.length; j++) this.push(rec.cps[j]!, rec.meta[j]!, i, i + w);
+    } else if (m !== MAP_DROP) this.flush();
+    return w;
+  }
+
+  /**
+   * Emits the cached token of the ASCII chunk text[a, b) if the slot holds that chunk (for this language): what
+   * pushing its characters and finalizing would emit, without doing it.
+   */
+  private chunkHit(text: string, a: number, b: number, e: number): boolean {
+    const ce = this.chunkCache;
+    const len = b - a;
+    if (ce[e] !== (1 | (len << 1) | (this.langIdx << 6))) return false;
+    for (let i = 0; i < len; i += 4) {
+      let packed = 0;
+      for (let k = 0; k < 4 && i + k < len; k++) packed |= text.charCodeAt(a + i + k) << (8 * k);
+      if (ce[e + 1 + (i >> 2)] !== packed) return false;
+    }
+    if (ce[e + 6] === 0) return true; // the chunk makes no token ("!!!", "#")
+    const tokLen = ce[e + 12]!;
+    this.ensureCps(this.n + tokLen + 1);
+    const at = this.n;
+    for (let i = 0; i < tokLen; i++) {
+      const sh = 8 * (i & 3);
+      this.cps[at + i] = (ce[e + 13 + (i >> 2)]! >>> sh) & 255;
+      this.cMeta[at + i] = (ce[e + 19 + (i >> 2)]! >>> sh) & 255;
+    }
+    this.n = at + tokLen;
+    const t = this.nTok;
+    this.ensureTok(t + 1);
+    this.tS[t] = at;
+    this.tE[t] = at + tokLen;
+    this.oS[t] = a + ce[e + 10]!;
+    this.oE[t] = a + ce[e + 11]!;
+    this.tH[t] = ce[e + 7]!;
+    this.tLex[t] = ce[e + 8]!;
+    this.tFlag[t] = ce[e + 9]!;
+    this.nTok = t + 1;
+    return true;
+  }
+
+  /** Records in slot e what the ASCII chunk text[a, b) produced (tokens t0.. of this run), when it fits. */
+  private chunkStore(text: string, a: number, b: number, e: number, t0: number): void {
+    const made = this.nTok - t0;
+    if (made > 1) return;
+    const ce = this.chunkCache;
+    const len = b - a;
+    if (made === 1) {
+      const s = this.tS[t0]!;
+      const tokLen = this.tE[t0]! - s;
+      if (tokLen > CHUNK_MAX_TOKEN) return;
+      for (let i = 0; i < tokLen; i++) if (this.cps[s + i]! > 255) return;
+      ce.fill(0, e + 13, e + 25);
+      for (let i = 0; i < tokLen; i++) {
+        const sh = 8 * (i & 3);
+        ce[e + 13 + (i >> 2)]! |= this.cps[s + i]! << sh;
+        ce[e + 19 + (i >> 2)]! |= this.cMeta[s + i]! << sh;
+      }
+      ce[e + 7] = this.tH[t0]!;
+      ce[e + 8] = this.tLex[t0]!;
+      ce[e + 9] = this.tFlag[t0]!;
+      ce[e + 10] = this.oS[t0]! - a;
+      ce[e + 11] = this.oE[t0]! - a;
+      ce[e + 12] = tokLen;
+    }
+    ce[e + 6] = made;
+    for (let i = 0; i < len; i += 4) {
+      let packed = 0;
+      for (let k = 0; k < 4 && i + k < len; k++) packed |= text.charCodeAt(a + i + k) << (8 * k);
+      ce[e + 1 + (i >> 2)] = packed;
+    }
+    ce[e] = 1 | (len << 1) | (this.langIdx << 6);
   }
 
   private push(c: number, meta: number, os: number, oe: number): void {

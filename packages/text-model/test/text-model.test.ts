@@ -388,7 +388,7 @@ describe('fast paths give exactly the results of their definitions', () => {
     expect(fired).toBeGreaterThan(1000); // the fuzz really exercises the gated regexes
   });
 
-  it('token cache: scores and highlights do not depend on what was classified before', () => {
+  it('token and chunk caches: scores and highlights do not depend on what was classified before', () => {
     // ~13,000 distinct tokens: more than enough to make cache entries collide and be replaced
     const texts = fuzzTexts(3000, 11).map((t, i) => `${t} tok${i} ${(i * 7919).toString(36)}x`);
     const langs: SupportedLanguage[] = ['en', 'de', 'tr', 'fr'];
