@@ -28,8 +28,8 @@ export const TF_CJK = 8;
 export const TF_DECODED = 16;
 
 /** chunk cache: 2^CHUNK_BITS entries of CHUNK_ENTRY ints; chunks of up to CHUNK_MAX_CHARS, tokens of up to 24 */
-const CHUNK_BITS = 13;
-const CHUNK_ENTRY = 32;
+const CHUNK_BITS = 14;
+const CHUNK_ENTRY = 16;
 const CHUNK_MAX_CHARS = 20;
 const CHUNK_MAX_TOKEN = 24;
 /** what an ASCII character does in the tokenizer: ends a token (separator), or is part of it, or neither */
@@ -90,12 +90,12 @@ export class Tokenizer {
   private readonly metaOut = new Uint8Array(1);
   private langIdx = 0;
   /**
-   * Chunk cache, direct-mapped: what an ASCII chunk (the characters between two separators, at most
-   * CHUNK_MAX_CHARS) produced for a language, so common words skip per-character mapping, finalizing, hashing and
-   * the lexicon lookup. int32 entry: [0] tag (1 | length << 1 | language index << 6), [1..5] the chunk's
-   * characters packed four per int, [6] tokens made (0 or 1), [7] hash, [8] lexicon entry, [9] token flags,
-   * [10, 11] token start/end relative to the chunk, [12] token length, [13..18] token code points and
-   * [19..24] their metadata, four per int. Entries are verified against the chunk's characters.
+   * Chunk cache, direct-mapped, 64-byte entries: what an ASCII chunk (the characters between two separators, at
+   * most CHUNK_MAX_CHARS) produced for a language, so common words skip per-character mapping, finalizing, hashing
+   * and the lexicon lookup. int32 entry: [0] tag (1 | length << 1 | language index << 6), [1..5] the chunk's
+   * characters packed four per int, [6] token hash, [7] lexicon entry, [8] tokens made (0 or 1) | flags << 1 |
+   * start << 6 | end << 11 (relative to the chunk) | length << 16 | first character's metadata << 21,
+   * [9..14] token code points packed four per int. Entries are verified against the chunk's characters.
    */
   private readonly chunkCache = new Int32Array(CHUNK_ENTRY << CHUNK_BITS);
 
@@ -192,25 +192,25 @@ export class Tokenizer {
       for (let k = 0; k < 4 && i + k < len; k++) packed |= text.charCodeAt(a + i + k) << (8 * k);
       if (ce[e + 1 + (i >> 2)] !== packed) return false;
     }
-    if (ce[e + 6] === 0) return true; // the chunk makes no token ("!!!", "#")
-    const tokLen = ce[e + 12]!;
+    const info = ce[e + 8]!;
+    if ((info & 1) === 0) return true; // the chunk makes no token ("!!!", "#")
+    const tokLen = (info >>> 16) & 31;
     this.ensureCps(this.n + tokLen + 1);
     const at = this.n;
-    for (let i = 0; i < tokLen; i++) {
-      const sh = 8 * (i & 3);
-      this.cps[at + i] = (ce[e + 13 + (i >> 2)]! >>> sh) & 255;
-      this.cMeta[at + i] = (ce[e + 19 + (i >> 2)]! >>> sh) & 255;
-    }
+    const cps = this.cps;
+    for (let i = 0; i < tokLen; i++) cps[at + i] = (ce[e + 9 + (i >> 2)]! >>> (8 * (i & 3))) & 255;
+    // only a token's first character's metadata is read later (single-letter tokens in joinSpacedLetters)
+    this.cMeta[at] = (info >>> 21) & 255;
     this.n = at + tokLen;
     const t = this.nTok;
     this.ensureTok(t + 1);
     this.tS[t] = at;
     this.tE[t] = at + tokLen;
-    this.oS[t] = a + ce[e + 10]!;
-    this.oE[t] = a + ce[e + 11]!;
-    this.tH[t] = ce[e + 7]!;
-    this.tLex[t] = ce[e + 8]!;
-    this.tFlag[t] = ce[e + 9]!;
+    this.oS[t] = a + ((info >>> 6) & 31);
+    this.oE[t] = a + ((info >>> 11) & 31);
+    this.tH[t] = ce[e + 6]!;
+    this.tLex[t] = ce[e + 7]!;
+    this.tFlag[t] = (info >>> 1) & 31;
     this.nTok = t + 1;
     return true;
   }
@@ -221,25 +221,25 @@ export class Tokenizer {
     if (made > 1) return;
     const ce = this.chunkCache;
     const len = b - a;
+    let info = made;
     if (made === 1) {
       const s = this.tS[t0]!;
       const tokLen = this.tE[t0]! - s;
-      if (tokLen > CHUNK_MAX_TOKEN) return;
+      const flag = this.tFlag[t0]!;
+      if (tokLen > CHUNK_MAX_TOKEN || flag > 31) return;
       for (let i = 0; i < tokLen; i++) if (this.cps[s + i]! > 255) return;
-      ce.fill(0, e + 13, e + 25);
-      for (let i = 0; i < tokLen; i++) {
-        const sh = 8 * (i & 3);
-        ce[e + 13 + (i >> 2)]! |= this.cps[s + i]! << sh;
-        ce[e + 19 + (i >> 2)]! |= this.cMeta[s + i]! << sh;
-      }
-      ce[e + 7] = this.tH[t0]!;
-      ce[e + 8] = this.tLex[t0]!;
-      ce[e + 9] = this.tFlag[t0]!;
-      ce[e + 10] = this.oS[t0]! - a;
-      ce[e + 11] = this.oE[t0]! - a;
-      ce[e + 12] = tokLen;
+      ce.fill(0, e + 9, e + 15);
+      for (let i = 0; i < tokLen; i++) ce[e + 9 + (i >> 2)]! |= this.cps[s + i]! << (8 * (i & 3));
+      ce[e + 6] = this.tH[t0]!;
+      ce[e + 7] = this.tLex[t0]!;
+      info |=
+        (flag << 1) |
+        ((this.oS[t0]! - a) << 6) |
+        ((this.oE[t0]! - a) << 11) |
+        (tokLen << 16) |
+        (this.cMeta[s]! << 21);
     }
-    ce[e + 6] = made;
+    ce[e + 8] = info;
     for (let i = 0; i < len; i += 4) {
       let packed = 0;
       for (let k = 0; k < 4 && i + k < len; k++) packed |= text.charCodeAt(a + i + k) << (8 * k);
