@@ -8,6 +8,7 @@ export interface LexiconData {
 }
 
 const STAR = 0x2a;
+const PHRASE_BITS_MASK = (1 << 14) - 1;
 
 /**
  * Exact-match lexicon over normalised tokens. Single tokens are looked up by hash (verified against the stored
@@ -24,6 +25,8 @@ export class Lexicon {
   private readonly next: Int32Array;
   /** first-token hash → phrase entries; each phrase is its token hashes */
   private readonly phraseLists: { entry: number; hashes: Int32Array }[][] = [];
+  /** one bit per (hash & PHRASE_BITS_MASK) of a phrase's first token: most tokens start no phrase */
+  private readonly phraseBits = new Uint32Array((PHRASE_BITS_MASK + 1) >>> 5);
   /** first-token hash → index into phraseLists */
   private readonly phrases: IntTable;
   /** length*0x110000+first code point → single-token entries, for masked-word matching */
@@ -59,6 +62,7 @@ export class Lexicon {
         const hashes = Int32Array.from(parts.map(hashString));
         const first = hashes[0]!;
         const item = { entry: i, hashes };
+        this.phraseBits[(first & PHRASE_BITS_MASK) >>> 5]! |= 1 << (first & 31);
         const at = this.phrases.get(first);
         if (at >= 0) this.phraseLists[at]!.push(item);
         else this.phrases.set(first, this.phraseLists.push([item]) - 1);
@@ -118,6 +122,7 @@ export class Lexicon {
   }
 
   phrasesStartingWith(h: number): { entry: number; hashes: Int32Array }[] | undefined {
+    if ((this.phraseBits[(h & PHRASE_BITS_MASK) >>> 5]! & (1 << (h & 31))) === 0) return undefined;
     const at = this.phrases.get(h);
     return at < 0 ? undefined : this.phraseLists[at];
   }
