@@ -69,7 +69,7 @@ export class Scorer {
   /** per token and head: sum of word-level / char n-gram feature weights */
   contribW = new Float32Array(256 * N_HEADS);
   contribC = new Float32Array(256 * N_HEADS);
-  /** prefix sums over tokens (window sums in O(heads)) and of char n-gram counts */
+  /** prefix sums over tokens of the word-level and char n-gram sums (window sums in O(heads)) */
   private preW = new Float64Array(257 * N_HEADS);
   private preC = new Float64Array(257 * N_HEADS);
   /**
