@@ -498,7 +498,6 @@ function optOutPrefix(s: string, start: number, end: number): boolean {
   return false;
 }
 const OPT_PREFIXES = ['unsub', 'opt', 'po', 'customer'];
-const OPT_FIRST = new Set(OPT_PREFIXES.map((p) => p.charCodeAt(0)));
 
 const RE_PHONE_NUMBER = /(?<![\d.])(?:\+?44\s?|0)\d{3,4}\s?\d{6,7}(?![\d.])/;
 const RE_CURRENCY = /[£$€¥₹]\s?\d|\d\s?(?:[£$€]|usd|eur|gbp)\b/i;
@@ -563,8 +562,10 @@ export function spamCues(text: string, out: Float64Array): void {
           if ((b & W_SERVICE) !== 0) service++;
         }
       }
-      if (!optGate && n >= 2 && OPT_FIRST.has(s.charCodeAt(runStart) | 32))
-        optGate = optOutPrefix(s, runStart, i);
+      if (!optGate && n >= 2) {
+        const f = s.charCodeAt(runStart) | 32; // first letter of unsub, opt, po, customer
+        if (f === 117 || f === 111 || f === 112 || f === 99) optGate = optOutPrefix(s, runStart, i);
+      }
       runStart = -1;
     }
     if (k === C_SPACE) space++;

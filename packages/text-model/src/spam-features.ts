@@ -44,6 +44,15 @@ for (let c = 0; c < 128; c++) {
     c >= 65 && c <= 90 ? c + 32 : c >= 48 && c <= 57 ? 48 : c === 9 || c === 10 || c === 13 ? 32 : c;
 }
 
+/** text[i] normalised: lower case (ASCII and Latin-1/Latin Extended), digits → '0', whitespace → space */
+function normChar(text: string, i: number): number {
+  const c = text.charCodeAt(i);
+  if (c < 128) return ASCII_NORM[c]!;
+  if (c === 160) return 32;
+  if (c >= 0xc0 && c < 0x250) return text[i]!.toLowerCase().charCodeAt(0);
+  return c;
+}
+
 /** log(1 + count) for every count a text can reach (≤ 3 n-grams per character of SPAM_FEATURE_CHARS + 2) */
 const LOG1P = new Float64Array(3 * SPAM_FEATURE_CHARS + 16);
 for (let i = 0; i < LOG1P.length; i++) LOG1P[i] = Math.log1p(i);
@@ -102,6 +111,7 @@ export class SpamFeatureExtractor {
 
   /** Fills idx[0..n) / val[0..n) with the text's features. */
   run(text: string): number {
+    if (this.charGrams === 0) return this.runWords(text);
     const keys = this.keys;
     const cnt = this.cnt;
     const slots = this.slots;
@@ -114,10 +124,7 @@ export class SpamFeatureExtractor {
     let m = 0;
     cps[m++] = 32;
     for (let i = 0; i < len; i++) {
-      let c = text.charCodeAt(i);
-      if (c < 128) c = ASCII_NORM[c]!;
-      else if (c === 160) c = 32;
-      else if (c >= 0xc0 && c < 0x250) c = text[i]!.toLowerCase().charCodeAt(0);
+      const c = normChar(text, i);
       if (c === 32 && cps[m - 1] === 32) continue;
       cps[m++] = c;
     }
@@ -165,6 +172,67 @@ export class SpamFeatureExtractor {
         n = bump(keys, cnt, idx, slots, n, fmix(hashStep(hashStep(prev, BIGRAM_SEED), h)) & mask);
       prev = h;
     }
+    return this.finish(n);
+  }
+
+  /**
+   * The word features alone (no char n-grams), in one pass over the text: the same tokens as run() reads from its
+   * normalised buffer (normalise a character, then letter runs, digit runs, symbol runs), without the buffer.
+   */
+  private runWords(text: string): number {
+    const keys = this.keys;
+    const cnt = this.cnt;
+    const slots = this.slots;
+    const idx = this.idx;
+    const mask = this.mask;
+    const len = Math.min(text.length, SPAM_FEATURE_CHARS);
+    let n = 0;
+    let prev = 0;
+    let i = 0;
+    let c = len > 0 ? normChar(text, 0) : 32;
+    while (i < len) {
+      if (c === 32) {
+        i++;
+        c = i < len ? normChar(text, i) : 32;
+        continue;
+      }
+      let h: number;
+      if (isWordChar(c)) {
+        h = FNV_OFFSET;
+        do {
+          h = hashStep(h, c);
+          i++;
+          c = i < len ? normChar(text, i) : 32;
+        } while (isWordChar(c));
+      } else if (c === 48) {
+        let d = 0;
+        do {
+          d++;
+          i++;
+          c = i < len ? normChar(text, i) : 32;
+        } while (c === 48);
+        h = hashStep(hashStep(FNV_OFFSET, 0x3c64), Math.min(d, 12));
+      } else {
+        const sym = c;
+        h = hashStep(hashStep(FNV_OFFSET, 0x5379), sym);
+        do {
+          i++;
+          c = i < len ? normChar(text, i) : 32;
+        } while (c === sym);
+      }
+      n = bump(keys, cnt, idx, slots, n, fmix(hashStep(h, WORD_SEED)) & mask);
+      if (prev !== 0)
+        n = bump(keys, cnt, idx, slots, n, fmix(hashStep(hashStep(prev, BIGRAM_SEED), h)) & mask);
+      prev = h;
+    }
+    return this.finish(n);
+  }
+
+  /** Turns the counts of the n features found into log(1 + count) values, L2-normalised, and clears the table. */
+  private finish(n: number): number {
+    const keys = this.keys;
+    const cnt = this.cnt;
+    const slots = this.slots;
     // log(1 + count), L2-normalised
     let ss = 0;
     for (let j = 0; j < n; j++) {
