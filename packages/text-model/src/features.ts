@@ -91,14 +91,7 @@ export class FeatureExtractor {
     const tok = this.tok;
     this.langBit = langBit;
     const nTok = tok.run(text, lang, langBit);
-    if (this.tokFlags.length < nTok + 1) {
-      const k = Math.max(nTok + 1, this.tokFlags.length * 2);
-      this.tokFlags = new Int32Array(k);
-      this.hlEnd = new Int32Array(k);
-      this.tokFeatStart = new Int32Array(k + 1);
-      this.featPre = new Int32Array(k + 1);
-      this.tokCharStart = new Int32Array(k);
-    }
+    if (this.tokFlags.length < nTok + 1) this.growTokens(Math.max(nTok + 1, this.tokFlags.length * 2));
     const flags = this.tokFlags;
     const hlEnd = this.hlEnd;
     const lex = this.lex;
@@ -115,6 +108,24 @@ export class FeatureExtractor {
     this.langSeed = lang === 'en' ? 0 : Math.imul(hashLang(lang), 0x27d4eb2d);
     this.hashFeatures(text, nTok);
     return nTok;
+  }
+
+  private growTokens(k: number): void {
+    this.tokFlags = new Int32Array(k);
+    this.hlEnd = new Int32Array(k);
+    this.tokFeatStart = new Int32Array(k + 1);
+    this.featPre = new Int32Array(k + 1);
+    this.tokCharStart = new Int32Array(k);
+  }
+
+  /** Sizes every buffer for texts of up to `chars` UTF-16 units (see Tokenizer.reserve). */
+  reserve(chars: number): void {
+    this.tok.reserve(chars);
+    if (this.tokFlags.length < chars + 1) this.growTokens(chars + 1);
+    // per token: 2-4 word-level features, plus char n-grams (≤ 4 per character of its first MAX_GRAM_CHARS) if emitted
+    const perToken = this.emitCharGrams ? 4 * MAX_GRAM_CHARS + 16 : 4;
+    if (this.idx.length < chars * perToken + 4 * MAX_GRAM_CHARS + 16)
+      this.idx = new Int32Array(chars * perToken + 4 * MAX_GRAM_CHARS + 16);
   }
 
   private matchPhrases(nTok: number): void {

@@ -49,6 +49,8 @@ const ENTRY = 32;
 const CACHE_MAX_CPS = MAX_GRAM_CHARS;
 const NO_CHAR_GRAMS = TF_NUMBER | TF_MENTION | TF_EMOJI;
 const ZERO_ROW = new Float32Array(N_HEADS);
+/** Per-text buffers are sized for this many UTF-16 units: the service's text limit (32 KB of UTF-8) */
+const RESERVE_CHARS = 32_768;
 
 function sigmoid(z: number): number {
   return 1 / (1 + Math.exp(-z));
@@ -112,6 +114,7 @@ export class Scorer {
     this.lexicon = new Lexicon(h.lexicon);
     this.fx = new FeatureExtractor(new Tokenizer(this.lexicon), this.lexicon, h.bits);
     this.fx.emitCharGrams = false;
+    this.reserve(RESERVE_CHARS);
     this.hashed = w.hashed;
     this.bias = Float64Array.from(h.bias);
     this.dense = new Float64Array(N_DENSE * N_HEADS);
@@ -125,6 +128,24 @@ export class Scorer {
     this.spamW = sm && w.spamHashed ? w.spamHashed : null;
     this.spamBias = sm ? sm.bias : 0;
     this.spamCueW = sm ? Float64Array.from(sm.cues) : null;
+  }
+
+  /**
+   * Sizes every per-text buffer for texts of up to `chars` UTF-16 units, so that texts up to the service's limit never
+   * reallocate one: a reallocated buffer field de-optimises the compiled scoring code (the first long texts after
+   * start then took 10–25 ms instead of ~5).
+   */
+  reserve(chars: number): void {
+    this.fx.reserve(chars);
+    if (this.contribW.length < (chars + 1) * N_HEADS) {
+      this.contribW = new Float32Array((chars + 1) * N_HEADS);
+      this.contribC = new Float32Array((chars + 1) * N_HEADS);
+    }
+    if (this.preW.length < (chars + 2) * N_HEADS) {
+      this.preW = new Float64Array((chars + 2) * N_HEADS);
+      this.preC = new Float64Array((chars + 2) * N_HEADS);
+    }
+    if (this.flagged.length < chars + 1) this.flagged = new Int32Array(chars + 1);
   }
 
   /** Runs tokenization + features and fills `z` with the max-over-windows logit per head. */

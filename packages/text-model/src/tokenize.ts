@@ -278,6 +278,15 @@ export class Tokenizer {
     this.n = n + 1;
   }
 
+  /**
+   * Sizes the buffers for texts of up to `chars` UTF-16 units (at most one token per unit), so that they are not
+   * reallocated later: replacing a buffer field de-optimises every function the JIT compiled against it.
+   */
+  reserve(chars: number): void {
+    this.ensureCps(chars * 2 + 64);
+    this.ensureTok(chars + 1);
+  }
+
   private ensureCps(size: number): void {
     if (this.cps.length >= size) return;
     const grow = <T extends Int32Array | Uint8Array>(a: T, make: (n: number) => T): T => {

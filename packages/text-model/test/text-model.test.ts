@@ -402,3 +402,35 @@ describe('fast paths give exactly the results of their definitions', () => {
     });
   });
 });
+
+describe('buffers for texts up to the service limit', () => {
+  it('are sized at load: a 32 KB text of one-character tokens reallocates none (a reallocation de-optimises the JIT code)', () => {
+    const m = loadTextModel();
+    // inspects the runtime's private buffers
+    const s = (m as any).scorer;
+    const buffers = () => [
+      s.contribW,
+      s.contribC,
+      s.preW,
+      s.preC,
+      s.fx.idx,
+      s.fx.tokFlags,
+      s.fx.featPre,
+      s.fx.tok.cps,
+      s.fx.tok.tS,
+      s.fx.tok.oE,
+    ];
+    const before = buffers();
+    for (const text of [
+      'a '.repeat(16_384),
+      '字a'.repeat(16_384),
+      '😀'.repeat(8_192),
+      'x1 '.repeat(10_922),
+    ]) {
+      expect(text.length).toBeLessThanOrEqual(32_768);
+      m.classify(text);
+    }
+    const after = buffers();
+    for (let i = 0; i < after.length; i++) expect(after[i]).toBe(before[i]);
+  });
+});
