@@ -111,15 +111,21 @@ export class SpamFeatureExtractor {
 
   /** Fills idx[0..n) / val[0..n) with the text's features. */
   run(text: string): number {
-    if (this.charGrams === 0) return this.runWords(text);
+    let n = 0;
+    if (this.charGrams !== 0) n = this.charGramFeatures(text, n);
+    n = this.wordFeatures(text, n);
+    return this.finish(n);
+  }
+
+  /** Counts the char n-grams of the normalised text (whitespace runs collapsed, padded with spaces). */
+  private charGramFeatures(text: string, n0: number): number {
     const keys = this.keys;
     const cnt = this.cnt;
     const slots = this.slots;
     const idx = this.idx;
     const mask = this.mask;
-    let n = 0;
+    let n = n0;
     const len = Math.min(text.length, SPAM_FEATURE_CHARS);
-    // normalised code units: lower-case, digits → '0', whitespace runs → one space, padded with spaces
     const cps = this.buf;
     let m = 0;
     cps[m++] = 32;
@@ -129,9 +135,8 @@ export class SpamFeatureExtractor {
       cps[m++] = c;
     }
     if (cps[m - 1] !== 32) cps[m++] = 32;
-    // char 3-5-grams
     const g = this.charGrams;
-    for (let i = 0; g !== 0 && i + 3 <= m; i++) {
+    for (let i = 0; i + 3 <= m; i++) {
       let h = hashStep(hashStep(hashStep(CHAR_SEED, cps[i]!), cps[i + 1]!), cps[i + 2]!);
       if ((g & 8) !== 0) n = bump(keys, cnt, idx, slots, n, fmix(h) & mask);
       if (i + 4 <= m) {
@@ -141,52 +146,21 @@ export class SpamFeatureExtractor {
           n = bump(keys, cnt, idx, slots, n, fmix(hashStep(h, cps[i + 4]!)) & mask);
       }
     }
-    // word tokens: letter runs, digit runs (shape <dN>), single symbols (currency, !, ?, etc.)
-    let prev = 0;
-    let i = 1;
-    while (i < m) {
-      const c = cps[i]!;
-      if (c === 32) {
-        i++;
-        continue;
-      }
-      let h: number;
-      if (isWordChar(c)) {
-        h = FNV_OFFSET;
-        while (i < m && isWordChar(cps[i]!)) h = hashStep(h, cps[i++]!);
-      } else if (c === 48) {
-        let d = 0;
-        while (i < m && cps[i] === 48) {
-          d++;
-          i++;
-        }
-        h = hashStep(hashStep(FNV_OFFSET, 0x3c64), Math.min(d, 12));
-      } else {
-        h = hashStep(hashStep(FNV_OFFSET, 0x5379), c);
-        i++;
-        // repeated symbols collapse ("!!!" = one token)
-        while (i < m && cps[i] === c) i++;
-      }
-      n = bump(keys, cnt, idx, slots, n, fmix(hashStep(h, WORD_SEED)) & mask);
-      if (prev !== 0)
-        n = bump(keys, cnt, idx, slots, n, fmix(hashStep(hashStep(prev, BIGRAM_SEED), h)) & mask);
-      prev = h;
-    }
-    return this.finish(n);
+    return n;
   }
 
   /**
-   * The word features alone (no char n-grams), in one pass over the text: the same tokens as run() reads from its
-   * normalised buffer (normalise a character, then letter runs, digit runs, symbol runs), without the buffer.
+   * Counts the word features, in one pass over the text: normalise a character, then letter runs, digit runs (shape
+   * <dN>) and symbol runs ("!!!" = one token), each as a unigram and a bigram with the previous token.
    */
-  private runWords(text: string): number {
+  private wordFeatures(text: string, n0: number): number {
     const keys = this.keys;
     const cnt = this.cnt;
     const slots = this.slots;
     const idx = this.idx;
     const mask = this.mask;
     const len = Math.min(text.length, SPAM_FEATURE_CHARS);
-    let n = 0;
+    let n = n0;
     let prev = 0;
     let i = 0;
     let c = len > 0 ? normChar(text, 0) : 32;
@@ -225,7 +199,7 @@ export class SpamFeatureExtractor {
         n = bump(keys, cnt, idx, slots, n, fmix(hashStep(hashStep(prev, BIGRAM_SEED), h)) & mask);
       prev = h;
     }
-    return this.finish(n);
+    return n;
   }
 
   /** Turns the counts of the n features found into log(1 + count) values, L2-normalised, and clears the table. */
