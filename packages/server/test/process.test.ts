@@ -225,5 +225,5 @@ describe('the verdict CLI', () => {
       server.child.kill('SIGTERM');
       await server.exited;
     }
-  });
+  }, 120_000); // a dozen CLI processes in a row, ~2 s each (tsx start-up): 21–24 s alone, more under CI load
 });
