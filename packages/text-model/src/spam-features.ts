@@ -4,22 +4,7 @@
  * "£ <d4>" bigrams carry price shapes) and character 3-5-grams across word boundaries (spaces and punctuation
  * kept, digits mapped to 0), from the first SPAM_FEATURE_CHARS characters, log(1 + count) and L2-normalised.
  */
-// FNV-1a and the murmur3 finaliser of src/hash.ts, repeated here so that the hot loop calls local functions only
-// (imported bindings are getters under some loaders, e.g. tsx, which tripled this extractor's cost).
-const FNV_OFFSET = 0x811c9dc5 | 0;
-const FNV_PRIME = 0x01000193;
-function hashStep(h: number, cp: number): number {
-  return Math.imul(h ^ cp, FNV_PRIME) | 0;
-}
-function fmix(x: number): number {
-  let h = x | 0;
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h | 0;
-}
+import { FNV_OFFSET, fmix, hashStep } from './hash.ts';
 
 export const SPAM_FEATURE_CHARS = 1000;
 

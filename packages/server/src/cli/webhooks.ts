@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { EVENT_TYPES, type EventType, isEventType } from '../domain/events.ts';
 import {
   action,
   CliError,
@@ -13,21 +14,12 @@ import {
   table,
 } from './shared.ts';
 
-const EVENT_TYPES = [
-  'decision.created',
-  'decision.flagged',
-  'decision.blocked',
-  'moderation.completed',
-  'moderation.failed',
-] as const;
-type EventType = (typeof EVENT_TYPES)[number];
-
 function eventList(value: string, name: string): EventType[] {
   const events = value
     .split(',')
     .map((e) => e.trim())
     .filter(Boolean);
-  const unknown = events.filter((e) => !(EVENT_TYPES as readonly string[]).includes(e));
+  const unknown = events.filter((e) => !isEventType(e));
   if (events.length === 0 || unknown.length > 0) {
     throw new CliError(
       'INVALID_EVENT_TYPE',

@@ -33,6 +33,19 @@ export interface ContentEvaluator {
   fromStored?(stored: string): PreparedContent | null;
 }
 
+/**
+ * fromStored for media given by URL or inline: a stored URL can be fetched again (prepared as a new request's
+ * `content` would be); inline bytes were never stored, and a URL that no longer validates cannot be replayed.
+ */
+export function preparedFromStoredUrl(evaluator: ContentEvaluator, stored: string): PreparedContent | null {
+  if (!/^https?:\/\//i.test(stored)) return null;
+  try {
+    return evaluator.prepare(stored, 'content');
+  } catch {
+    return null;
+  }
+}
+
 export class TextEvaluator implements ContentEvaluator {
   readonly contentType = 'text' as const;
 

@@ -9,7 +9,12 @@ import {
 import { ImageDecodeError } from '../providers/local-image/pool.ts';
 import type { Provider } from '../providers/provider.ts';
 import { AppError } from './errors.ts';
-import type { ContentEvaluator, Evaluation, PreparedContent } from './evaluators.ts';
+import {
+  type ContentEvaluator,
+  type Evaluation,
+  type PreparedContent,
+  preparedFromStoredUrl,
+} from './evaluators.ts';
 
 interface ImagePayload {
   input: ImageInput;
@@ -67,11 +72,6 @@ export class ImageEvaluator implements ContentEvaluator {
 
   /** URLs can be fetched again for a replay; inline bytes were never stored. */
   fromStored(stored: string): PreparedContent | null {
-    if (!/^https?:\/\//i.test(stored)) return null;
-    try {
-      return this.prepare(stored, 'content');
-    } catch {
-      return null;
-    }
+    return preparedFromStoredUrl(this, stored);
   }
 }

@@ -4,7 +4,12 @@ import { NotAVideoError, probeVideo } from '../media/video/probe.ts';
 import { downloadVideo, parseVideoUrl, type VideoFetchOptions } from '../media/video/source.ts';
 import type { Provider } from '../providers/provider.ts';
 import { AppError } from './errors.ts';
-import type { ContentEvaluator, Evaluation, PreparedContent } from './evaluators.ts';
+import {
+  type ContentEvaluator,
+  type Evaluation,
+  type PreparedContent,
+  preparedFromStoredUrl,
+} from './evaluators.ts';
 import { newId } from './ids.ts';
 import type { Policy } from './policies/policy.ts';
 import { analyzeVideoFile, type FrameResult } from './video-analysis.ts';
@@ -115,11 +120,6 @@ export class VideoEvaluator implements ContentEvaluator {
 
   /** Video URLs can be fetched again for a replay. */
   fromStored(stored: string): PreparedContent | null {
-    if (!/^https?:\/\//i.test(stored)) return null;
-    try {
-      return this.prepare(stored, 'content');
-    } catch {
-      return null;
-    }
+    return preparedFromStoredUrl(this, stored);
   }
 }

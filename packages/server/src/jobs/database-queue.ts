@@ -10,6 +10,7 @@ import {
   type JobContext,
   type JobSpec,
   PermanentJobError,
+  PollSleep,
   type Queue,
   retryDelay,
   type TaskDefinition,
@@ -108,7 +109,7 @@ class DatabaseConsumer implements Consumer {
   private readonly running = new Map<string, { controller: AbortController; done: Promise<void> }>();
   private stopped = false;
   private crashed = false;
-  private wakeUp: (() => void) | null = null;
+  private readonly poll = new PollSleep();
   private loop: Promise<void> | null = null;
   private heartbeat: NodeJS.Timeout | null = null;
   private stopping: Promise<void> | null = null;
@@ -135,7 +136,7 @@ class DatabaseConsumer implements Consumer {
   }
 
   wake(): void {
-    this.wakeUp?.();
+    this.poll.wake();
   }
 
   private report(error: unknown, job?: { id: string; name: string; attempt: number }): void {
@@ -161,14 +162,7 @@ class DatabaseConsumer implements Consumer {
         for (const row of claimed) this.launch(row);
       }
       if (claimed.length > 0 && claimed.length === free) continue;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, pollMs);
-        this.wakeUp = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      this.wakeUp = null;
+      await this.poll.sleep(pollMs);
     }
   }
 

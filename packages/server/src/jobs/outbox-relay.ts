@@ -2,7 +2,7 @@ import { DELIVER_TASK, type DeliveryJobData } from '../domain/webhook-delivery.t
 import type { Db } from '../storage/database.ts';
 import type { EventRepository } from '../storage/repositories/events.ts';
 import type { WebhookRepository } from '../storage/repositories/webhooks.ts';
-import type { JobSpec, Queue } from './queue.ts';
+import { type JobSpec, PollSleep, type Queue } from './queue.ts';
 
 const BATCH = 200;
 
@@ -15,7 +15,7 @@ const BATCH = 200;
 export class OutboxRelay {
   private stopped = true;
   private loop: Promise<void> | null = null;
-  private wakeUp: (() => void) | null = null;
+  private readonly poll = new PollSleep();
   private pending = false;
 
   constructor(
@@ -75,26 +75,19 @@ export class OutboxRelay {
         }
         if (this.stopped) break;
         if (handled === BATCH || this.pending) continue;
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, pollMs);
-          this.wakeUp = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
-        this.wakeUp = null;
+        await this.poll.sleep(pollMs);
       }
     })();
   }
 
   wake(): void {
     this.pending = true;
-    this.wakeUp?.();
+    this.poll.wake();
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
-    this.wakeUp?.();
+    this.poll.wake();
     await this.loop;
   }
 }

@@ -93,3 +93,24 @@ export function errorMessage(error: unknown): string {
 export function validateJobId(id: string): void {
   if (id.includes(':') || /^\d+$/.test(id)) throw new Error(`Invalid job id "${id}": no ":" and not numeric`);
 }
+
+/** The sleep between a poll loop's rounds, which wake() ends early (new work, or stopping). */
+export class PollSleep {
+  private ring: (() => void) | null = null;
+
+  sleep(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.ring = null;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.ring = done;
+    });
+  }
+
+  wake(): void {
+    this.ring?.();
+  }
+}

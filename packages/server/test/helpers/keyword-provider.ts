@@ -1,4 +1,4 @@
-import type { CategoryName } from '../../src/domain/taxonomy.ts';
+import { type CategoryName, TEXT_CATEGORY_NAMES } from '../../src/domain/taxonomy.ts';
 import type { Provider, ProviderInput, ProviderResult } from '../../src/providers/provider.ts';
 
 /**
@@ -8,16 +8,7 @@ import type { Provider, ProviderInput, ProviderResult } from '../../src/provider
 export class KeywordProvider implements Provider {
   readonly name = 'test-keywords';
   readonly contentTypes = ['text'] as const;
-  readonly categories: CategoryName[] = [
-    'toxicity',
-    'harassment',
-    'hate',
-    'violence',
-    'sexual',
-    'self_harm',
-    'profanity',
-    'spam',
-  ];
+  readonly categories: CategoryName[] = [...TEXT_CATEGORY_NAMES];
   readonly modelVersion = 'keywords-1';
   calls = 0;
   failWith: Error | null = null;

@@ -2,6 +2,7 @@ import type { Action } from '../../domain/taxonomy.ts';
 import type { Db } from '../database.ts';
 import { fromJson, toJson } from '../json.ts';
 import type { BatchesTable } from '../schema.ts';
+import { staleProcessingIds } from './processing.ts';
 
 export type BatchStatus = 'processing' | 'completed' | 'failed';
 
@@ -158,15 +159,7 @@ export class BatchRepository {
     return Number(result.numUpdatedRows) === 1;
   }
 
-  async processingIds(updatedBefore: string, limit = 100): Promise<string[]> {
-    const rows = await this.db
-      .selectFrom('batches')
-      .select('id')
-      .where('status', '=', 'processing')
-      .where('updated_at', '<', updatedBefore)
-      .orderBy('updated_at')
-      .limit(limit)
-      .execute();
-    return rows.map((r) => r.id);
+  processingIds(updatedBefore: string, limit = 100): Promise<string[]> {
+    return staleProcessingIds(this.db, 'batches', updatedBefore, limit);
   }
 }

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Db } from '../database.ts';
 import { fromJson, toJson } from '../json.ts';
 import type { VideosTable } from '../schema.ts';
+import { staleProcessingIds } from './processing.ts';
 
 export type VideoStatus = 'processing' | 'completed' | 'failed';
 
@@ -151,16 +152,8 @@ export class VideoRepository {
     return Number(result.numUpdatedRows) === 1;
   }
 
-  async processingIds(updatedBefore: string, limit = 100): Promise<string[]> {
-    const rows = await this.db
-      .selectFrom('videos')
-      .select('id')
-      .where('status', '=', 'processing')
-      .where('updated_at', '<', updatedBefore)
-      .orderBy('updated_at')
-      .limit(limit)
-      .execute();
-    return rows.map((r) => r.id);
+  processingIds(updatedBefore: string, limit = 100): Promise<string[]> {
+    return staleProcessingIds(this.db, 'videos', updatedBefore, limit);
   }
 
   /** Files of videos that are not processing any more (their local copy can go). */
