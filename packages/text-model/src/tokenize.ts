@@ -50,6 +50,13 @@ const ASCII_KIND = new Uint8Array(128);
   }
 }
 
+/** Up to four ASCII characters of text[at, end) packed into one int, the first in the low byte. */
+function packAscii(text: string, at: number, end: number): number {
+  let packed = 0;
+  for (let k = 0; k < 4 && at + k < end; k++) packed |= text.charCodeAt(at + k) << (8 * k);
+  return packed;
+}
+
 const STAR = 0x2a;
 const AT = 0x40;
 const HASH = 0x23;
@@ -187,11 +194,7 @@ export class Tokenizer {
     const ce = this.chunkCache;
     const len = b - a;
     if (ce[e] !== (1 | (len << 1) | (this.langIdx << 6))) return false;
-    for (let i = 0; i < len; i += 4) {
-      let packed = 0;
-      for (let k = 0; k < 4 && i + k < len; k++) packed |= text.charCodeAt(a + i + k) << (8 * k);
-      if (ce[e + 1 + (i >> 2)] !== packed) return false;
-    }
+    for (let i = 0; i < len; i += 4) if (ce[e + 1 + (i >> 2)] !== packAscii(text, a + i, b)) return false;
     const info = ce[e + 8]!;
     if ((info & 1) === 0) return true; // the chunk makes no token ("!!!", "#")
     const tokLen = (info >>> 16) & 31;
@@ -240,11 +243,7 @@ export class Tokenizer {
         (this.cMeta[s]! << 21);
     }
     ce[e + 8] = info;
-    for (let i = 0; i < len; i += 4) {
-      let packed = 0;
-      for (let k = 0; k < 4 && i + k < len; k++) packed |= text.charCodeAt(a + i + k) << (8 * k);
-      ce[e + 1 + (i >> 2)] = packed;
-    }
+    for (let i = 0; i < len; i += 4) ce[e + 1 + (i >> 2)] = packAscii(text, a + i, b);
     ce[e] = 1 | (len << 1) | (this.langIdx << 6);
   }
 
