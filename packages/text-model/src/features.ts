@@ -385,19 +385,24 @@ export function denseValue(count: number): number {
   return count <= 0 ? 0 : count === 1 ? 1 : count === 2 ? 1.5 : 2;
 }
 
+/** Adds the dense-feature hits of one token's flags `f` to out[o, o + N_DENSE). */
+export function addDenseHits(f: number, out: Float64Array | Int32Array, o: number): void {
+  if (f === 0) return;
+  if ((f & LEX.DECODE_ONLY) !== 0 && (f & ~LEX.DECODE_ONLY & 0xffff) === 0 && f < R_URL) return;
+  for (let i = 0; i < FLAG_TO_DENSE_BITS.length; i++)
+    if ((f & FLAG_TO_DENSE_BITS[i]!) !== 0) out[o + FLAG_TO_DENSE_INDEX[i]!]!++;
+  if ((f & R_URL) !== 0) out[o + D_URL]!++;
+  if ((f & R_PHONE) !== 0) out[o + D_PHONE]!++;
+  if ((f & R_MONEY) !== 0) out[o + D_MONEY]!++;
+  if ((f & R_EMAIL) !== 0) out[o + D_EMAIL]!++;
+}
+const FLAG_TO_DENSE_BITS = Int32Array.from(FLAG_TO_DENSE, ([bit]) => bit);
+const FLAG_TO_DENSE_INDEX = Int32Array.from(FLAG_TO_DENSE, ([, d]) => d);
+
 /** Accumulates dense-feature hit counts of tokens [a, b) into `out` (length N_DENSE). */
 export function denseCounts(flags: Int32Array, a: number, b: number, shout: number, out: Float64Array): void {
   out.fill(0);
-  for (let t = a; t < b; t++) {
-    const f = flags[t]!;
-    if (f === 0) continue;
-    if ((f & LEX.DECODE_ONLY) !== 0 && (f & ~LEX.DECODE_ONLY & 0xffff) === 0 && f < R_URL) continue;
-    for (const [bit, d] of FLAG_TO_DENSE) if ((f & bit) !== 0) out[d]!++;
-    if ((f & R_URL) !== 0) out[D_URL]!++;
-    if ((f & R_PHONE) !== 0) out[D_PHONE]!++;
-    if ((f & R_MONEY) !== 0) out[D_MONEY]!++;
-    if ((f & R_EMAIL) !== 0) out[D_EMAIL]!++;
-  }
+  for (let t = a; t < b; t++) addDenseHits(flags[t]!, out, 0);
   for (let d = 0; d < N_DENSE; d++) out[d] = denseValue(out[d]!);
   out[D_SHOUT] = shout;
 }

@@ -11,7 +11,9 @@ import {
 } from './constants.ts';
 import {
   charGrams,
+  addDenseHits,
   denseCounts,
+  denseValue,
   FeatureExtractor,
   MAX_GRAM_CHARS,
   MIN_NORM_FEATURES,
@@ -71,6 +73,8 @@ export class Scorer {
   /** per token and head: sum of word-level / char n-gram feature weights */
   contribW = new Float32Array(256 * N_HEADS);
   contribC = new Float32Array(256 * N_HEADS);
+  /** per token: its bigram feature's weight row (gathered before the per-token pass) */
+  private bigramRow = new Float32Array(256 * N_HEADS);
   /** prefix sums over tokens of the word-level and char n-gram sums (window sums in O(heads)) */
   private preW = new Float64Array(257 * N_HEADS);
   private preC = new Float64Array(257 * N_HEADS);
@@ -140,12 +144,14 @@ export class Scorer {
     if (this.contribW.length < (chars + 1) * N_HEADS) {
       this.contribW = new Float32Array((chars + 1) * N_HEADS);
       this.contribC = new Float32Array((chars + 1) * N_HEADS);
+      this.bigramRow = new Float32Array((chars + 1) * N_HEADS);
     }
     if (this.preW.length < (chars + 2) * N_HEADS) {
       this.preW = new Float64Array((chars + 2) * N_HEADS);
       this.preC = new Float64Array((chars + 2) * N_HEADS);
     }
     if (this.flagged.length < chars + 1) this.flagged = new Int32Array(chars + 1);
+    if (this.denseCum.length < (chars + 2) * N_DENSE) this.denseCum = new Int32Array((chars + 2) * N_DENSE);
   }
 
   /** Runs tokenization + features and fills `z` with the max-over-windows logit per head. */
@@ -155,6 +161,7 @@ export class Scorer {
     if (this.contribW.length < n * N_HEADS) {
       this.contribW = new Float32Array(Math.max(n, 256) * 2 * N_HEADS);
       this.contribC = new Float32Array(Math.max(n, 256) * 2 * N_HEADS);
+      this.bigramRow = new Float32Array(Math.max(n, 256) * 2 * N_HEADS);
     }
     if (this.preW.length < (n + 1) * N_HEADS) {
       this.preW = new Float64Array((n + 1) * 2 * N_HEADS);
@@ -186,6 +193,7 @@ export class Scorer {
     let c7 = 0;
     const cW = this.contribW;
     const cC = this.contribC;
+    this.gatherBigrams(n);
     for (let t = 0; t < n; t++) {
       const o = t * 8;
       this.tokenContrib(t, o);
@@ -221,6 +229,16 @@ export class Scorer {
       }
     }
     this.nFlagged = nf;
+    if (this.denseCum.length < (nf + 1) * N_DENSE) this.denseCum = new Int32Array((nf + 1) * 2 * N_DENSE);
+    const cum = this.denseCum;
+    cum.fill(0, 0, N_DENSE);
+    for (let i = 0; i < nf; i++) {
+      const o = (i + 1) * N_DENSE;
+      for (let d = 0; d < N_DENSE; d++) cum[o + d] = cum[o - N_DENSE + d]!;
+      addDenseHits(fx.tokFlags[this.flagged[i]!]!, cum, o);
+    }
+    this.flagLo = 0;
+    this.flagHi = 0;
     this.cueLogit = 0;
     this.spamLogit = 0;
     if ((this.cueW !== null || this.spamFx !== null) && n > 0) {
@@ -247,6 +265,29 @@ export class Scorer {
     // Not for spam: spam is a property of the whole message (e-mail bodies are long and mostly benign text).
     if (n > this.window) this.scanWindows(n, SHORT_WINDOW, SHORT_WINDOW / 2, SPAM_HEAD);
     return n;
+  }
+
+  /**
+   * Copies every token's bigram weight row into bigramRow (t * 8): random reads of the 8 MB weight matrix with nothing
+   * depending on each other, so the CPU overlaps their cache misses instead of waiting for each token's in turn.
+   */
+  private gatherBigrams(n: number): void {
+    const W = this.hashed;
+    const idx = this.fx.idx;
+    const starts = this.fx.tokFeatStart;
+    const g = this.bigramRow;
+    for (let t = 0; t < n; t++) {
+      const b = idx[starts[t]! + 1]! << 3;
+      const o = t << 3;
+      g[o] = W[b]!;
+      g[o + 1] = W[b + 1]!;
+      g[o + 2] = W[b + 2]!;
+      g[o + 3] = W[b + 3]!;
+      g[o + 4] = W[b + 4]!;
+      g[o + 5] = W[b + 5]!;
+      g[o + 6] = W[b + 6]!;
+      g[o + 7] = W[b + 7]!;
+    }
   }
 
   private scanWindows(n: number, win: number, stride: number, skipHead = -1): void {
@@ -307,7 +348,7 @@ export class Scorer {
       if (lo > 0xffff || hi > 0xffff || ci[j] !== (lo | (hi << 16))) hit = false;
     }
     if (hit) {
-      this.accumulateFrom(cf, e + 24, idx, from + 1, to, this.contribW, o);
+      this.hitRow(cf, e + 24, idx, from + 2, to, o);
       const c = this.contribC;
       for (let k = 0; k < 8; k++) c[o + k] = cf[e + 16 + k]!;
       return;
@@ -373,39 +414,79 @@ export class Scorer {
     out[o + 7] = c7;
   }
 
+  /**
+   * Token o/8's word-level sum from its cached unigram row base[bo:bo+8], its gathered bigram row and the weights of
+   * idx[from:to) (its other word-level features), added in the order accumulate would add them.
+   */
+  private hitRow(base: Float32Array, bo: number, idx: Int32Array, from: number, to: number, o: number): void {
+    const W = this.hashed;
+    const g = this.bigramRow;
+    let c0: number = base[bo]! + g[o]!;
+    let c1: number = base[bo + 1]! + g[o + 1]!;
+    let c2: number = base[bo + 2]! + g[o + 2]!;
+    let c3: number = base[bo + 3]! + g[o + 3]!;
+    let c4: number = base[bo + 4]! + g[o + 4]!;
+    let c5: number = base[bo + 5]! + g[o + 5]!;
+    let c6: number = base[bo + 6]! + g[o + 6]!;
+    let c7: number = base[bo + 7]! + g[o + 7]!;
+    for (let i = from; i < to; i++) {
+      const b = idx[i]! << 3;
+      c0 += W[b]!;
+      c1 += W[b + 1]!;
+      c2 += W[b + 2]!;
+      c3 += W[b + 3]!;
+      c4 += W[b + 4]!;
+      c5 += W[b + 5]!;
+      c6 += W[b + 6]!;
+      c7 += W[b + 7]!;
+    }
+    const out = this.contribW;
+    out[o] = c0;
+    out[o + 1] = c1;
+    out[o + 2] = c2;
+    out[o + 3] = c3;
+    out[o + 4] = c4;
+    out[o + 5] = c5;
+    out[o + 6] = c6;
+    out[o + 7] = c7;
+  }
+
   /** Adds the weights of features idx[from:to) for all 8 heads into out[o:o+8]. */
   private accumulate(idx: Int32Array, from: number, to: number, out: Float32Array, o: number): void {
     this.accumulateFrom(ZERO_ROW, 0, idx, from, to, out, o);
   }
 
-  /** Dense-feature values of the window [a, b) into `dc`, visiting only tokens that carry flags. */
+  /**
+   * Dense-feature values of the window [a, b) into `dc`, from the running hit counts over flagged tokens (the same
+   * counts denseCounts would make over the window's tokens).
+   */
   private denseWindow(a: number, b: number): void {
     const dc = this.dc;
-    dc.fill(0);
-    const fx = this.fx;
-    if (this.nFlagged > 0) {
-      let lo = 0;
-      let hi = this.nFlagged;
-      while (lo < hi) {
-        const mid = (lo + hi) >> 1;
-        if (this.flagged[mid]! < a) lo = mid + 1;
-        else hi = mid;
-      }
-      let end = lo;
-      while (end < this.nFlagged && this.flagged[end]! < b) end++;
-      if (end > lo) {
-        // denseCounts over the flagged tokens only
-        if (this.tmpFlags.length < end - lo) this.tmpFlags = new Int32Array(end - lo);
-        const tmp = this.tmpFlags;
-        for (let i = lo; i < end; i++) tmp[i - lo] = fx.tokFlags[this.flagged[i]!]!;
-        denseCounts(tmp, 0, end - lo, fx.shout, dc);
-        return;
-      }
+    const shout = this.fx.shout;
+    const nf = this.nFlagged;
+    const flagged = this.flagged;
+    // first flagged token at or after a, and at or after b; windows advance, so these pointers only move forward
+    let lo = this.flagLo;
+    while (lo > 0 && flagged[lo - 1]! >= a) lo--;
+    while (lo < nf && flagged[lo]! < a) lo++;
+    let hi = Math.max(lo, this.flagHi);
+    while (hi > lo && flagged[hi - 1]! >= b) hi--;
+    while (hi < nf && flagged[hi]! < b) hi++;
+    this.flagLo = lo;
+    this.flagHi = hi;
+    if (hi === lo) {
+      dc.fill(0);
+    } else {
+      const cum = this.denseCum;
+      for (let d = 0; d < N_DENSE; d++) dc[d] = denseValue(cum[hi * N_DENSE + d]! - cum[lo * N_DENSE + d]!);
     }
-    dc[D_SHOUT] = fx.shout;
+    dc[D_SHOUT] = shout;
   }
 
-  private tmpFlags = new Int32Array(64);
+  /** running dense-feature hit counts: denseCum[i * N_DENSE + d] = hits of feature d in flagged tokens before i */
+  private denseCum = new Int32Array(64 * N_DENSE);
+  private flagLo = 0;
+  private flagHi = 0;
 
   /**
    * Logits of the window of tokens [a, b) into `acc`, with features scaled by 1/sqrt(count).
@@ -425,13 +506,17 @@ export class Scorer {
       acc[k] = (preC[b * 8 + k]! - preC[a * 8 + k]!) * norm + (preW[b * 8 + k]! - preW[a * 8 + k]!) * normW;
     }
     this.denseWindow(a, b);
-    for (let k = 0; k < N_HEADS; k++) {
-      let v = this.bias[k]! + acc[k]!;
-      for (let d = 0; d < N_DENSE; d++) {
-        const x = this.dc[d]!;
-        if (x !== 0) v += x * this.dense[d * N_HEADS + k]!;
-      }
-      acc[k] = v;
+    const bias = this.bias;
+    for (let k = 0; k < N_HEADS; k++) acc[k] = bias[k]! + acc[k]!;
+    // dense features in ascending order, each added to every head: per head, the same additions in the same order
+    // as a loop over heads then features (most windows have no dense feature at all)
+    const dc = this.dc;
+    const dense = this.dense;
+    for (let d = 0; d < N_DENSE; d++) {
+      const x = dc[d]!;
+      if (x === 0) continue;
+      const o = d * N_HEADS;
+      for (let k = 0; k < N_HEADS; k++) acc[k]! += x * dense[o + k]!;
     }
     acc[SPAM_HEAD]! += this.cueLogit;
     return norm;
