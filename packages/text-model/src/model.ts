@@ -10,8 +10,8 @@ import {
   type TextCategory,
 } from './constants.ts';
 import {
-  charGrams,
   addDenseHits,
+  charGrams,
   denseCounts,
   denseValue,
   FeatureExtractor,
