@@ -1,7 +1,7 @@
 import { D_EMAIL, D_MONEY, D_PHONE, D_SHOUT, D_URL, FLAG_TO_DENSE, LEX, N_DENSE } from './constants.ts';
 import { FNV_OFFSET, fmix, hashStep } from './hash.ts';
 import type { Lexicon } from './lexicon.ts';
-import { TF_CJK, TF_EMOJI, TF_MENTION, TF_NUMBER, type Tokenizer } from './tokenize.ts';
+import { isAllCaps, TF_CJK, TF_EMOJI, TF_MENTION, TF_NUMBER, type Tokenizer } from './tokenize.ts';
 
 const SEED_WORD = 0x2f6b1a37;
 const SEED_BIGRAM = 0x51ed270b;
@@ -254,6 +254,7 @@ export class FeatureExtractor {
     const cps = tok.cps;
     const shift = this.shift;
     const emitChars = this.emitCharGrams;
+    const capsIdx = fmix(SEED_CAPS) >>> shift;
     let idx = this.idx;
     let w = 0;
     let prevH = 0x3c3c3c3c;
@@ -284,18 +285,8 @@ export class FeatureExtractor {
         idx[w++] = fmix(SEED_NUM + Math.min(len, 12)) >>> shift;
       } else if ((f & (TF_MENTION | TF_EMOJI)) === 0) {
         // ALL-CAPS words ("FREE", "WINNER") are a spam and shouting cue lost by lower-casing.
-        const os = tok.oS[t]!;
-        const oe = tok.oE[t]!;
-        if (oe - os >= 2) {
-          let up = 0;
-          let low = 0;
-          for (let i = os; i < oe; i++) {
-            const c = text.charCodeAt(i);
-            if (c >= 65 && c <= 90) up++;
-            else if (c >= 97 && c <= 122) low++;
-          }
-          if (up >= 2 && low === 0) idx[w++] = fmix(SEED_CAPS) >>> shift;
-        }
+        const caps = tok.tCaps[t]!;
+        if (caps === 1 || (caps < 0 && isAllCaps(text, tok.oS[t]!, tok.oE[t]!))) idx[w++] = capsIdx;
         const cjk = (f & TF_CJK) !== 0;
         const m = Math.min(len, MAX_GRAM_CHARS);
         charN = charGramCount(m, cjk);

@@ -54,6 +54,22 @@ const ZERO_ROW = new Float32Array(N_HEADS);
 /** Per-text buffers are sized for this many UTF-16 units: the service's text limit (32 KB of UTF-8) */
 const RESERVE_CHARS = 32_768;
 
+/** A record of the eight categories from values in TEXT_CATEGORIES order (an object literal: one fixed shape). */
+function byCategory<T>(v: ArrayLike<T>): Record<TextCategory, T> {
+  return {
+    toxicity: v[0]!,
+    harassment: v[1]!,
+    hate: v[2]!,
+    violence: v[3]!,
+    sexual: v[4]!,
+    self_harm: v[5]!,
+    profanity: v[6]!,
+    spam: v[7]!,
+  };
+}
+if (TEXT_CATEGORIES.join() !== 'toxicity,harassment,hate,violence,sexual,self_harm,profanity,spam')
+  throw new Error('byCategory does not list TEXT_CATEGORIES in order');
+
 function sigmoid(z: number): number {
   return 1 / (1 + Math.exp(-z));
 }
@@ -538,6 +554,8 @@ export class LocalTextModel implements TextModel {
   private readonly spamShortMax: number;
   private readonly spamShort: Float64Array;
   private readonly tokScore = new Float64Array(MAX_HIGHLIGHTS);
+  private readonly probs = new Float64Array(N_HEADS);
+  private readonly hls: Highlight[][] = TEXT_CATEGORIES.map(() => []);
   private readonly tokIdx = new Int32Array(MAX_HIGHLIGHTS);
 
   constructor(weights: Weights, fileBytes: Uint8Array) {
@@ -558,8 +576,8 @@ export class LocalTextModel implements TextModel {
     else language = SUPPORTED.has(requested) ? requested : 'en';
     const s = this.scorer;
     const n = s.score(text, language);
-    const scores = {} as Record<TextCategory, number>;
-    const highlights = {} as Record<TextCategory, Highlight[]>;
+    const probs = this.probs;
+    const hls = this.hls;
     const any = s.anyFlags.value;
     const lb = langBit(language);
     for (let k = 0; k < N_HEADS; k++) {
@@ -574,10 +592,11 @@ export class LocalTextModel implements TextModel {
       for (const r of this.rules) {
         if (r.head === k && (any & r.flag) === r.flag && (r.langs & lb) !== 0 && r.p > p) p = r.p;
       }
-      const cat = TEXT_CATEGORIES[k]!;
-      scores[cat] = p;
-      highlights[cat] = p >= HIGHLIGHT_MIN_SCORE && n > 0 ? this.highlight(text, k) : [];
+      probs[k] = p;
+      hls[k] = p >= HIGHLIGHT_MIN_SCORE && n > 0 ? this.highlight(text, k) : [];
     }
+    const scores = byCategory(probs);
+    const highlights = byCategory(hls);
     return { scores, highlights, language };
   }
 

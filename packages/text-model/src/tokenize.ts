@@ -87,6 +87,8 @@ export class Tokenizer {
   tH = new Int32Array(256);
   tLex = new Int32Array(256);
   tFlag = new Uint8Array(256);
+  /** whether token t's original text is ALL CAPS (isAllCaps), when the chunk cache knew it: 0 or 1; -1 unknown */
+  tCaps = new Int8Array(256);
 
   private scratch = new Int32Array(256);
   private readonly maskOut = { len: 0 };
@@ -101,7 +103,7 @@ export class Tokenizer {
    * most CHUNK_MAX_CHARS) produced for a language, so common words skip per-character mapping, finalizing, hashing
    * and the lexicon lookup. int32 entry: [0] tag (1 | length << 1 | language index << 6), [1..5] the chunk's
    * characters packed four per int, [6] token hash, [7] lexicon entry, [8] tokens made (0 or 1) | flags << 1 |
-   * start << 6 | end << 11 (relative to the chunk) | length << 16 | first character's metadata << 21,
+   * start << 6 | end << 11 (relative to the chunk) | length << 16 | first character's metadata << 21 | all caps << 29,
    * [9..14] token code points packed four per int. Entries are verified against the chunk's characters.
    */
   private readonly chunkCache = new Int32Array(CHUNK_ENTRY << CHUNK_BITS);
@@ -214,6 +216,7 @@ export class Tokenizer {
     this.tH[t] = ce[e + 6]!;
     this.tLex[t] = ce[e + 7]!;
     this.tFlag[t] = (info >>> 1) & 31;
+    this.tCaps[t] = (info >>> 29) & 1;
     this.nTok = t + 1;
     return true;
   }
@@ -240,7 +243,8 @@ export class Tokenizer {
         ((this.oS[t0]! - a) << 6) |
         ((this.oE[t0]! - a) << 11) |
         (tokLen << 16) |
-        (this.cMeta[s]! << 21);
+        (this.cMeta[s]! << 21) |
+        ((isAllCaps(text, this.oS[t0]!, this.oE[t0]!) ? 1 : 0) << 29);
     }
     ce[e + 8] = info;
     for (let i = 0; i < len; i += 4) ce[e + 1 + (i >> 2)] = packAscii(text, a + i, b);
@@ -316,6 +320,9 @@ export class Tokenizer {
     const f = new Uint8Array(k);
     f.set(this.tFlag);
     this.tFlag = f;
+    const c = new Int8Array(k);
+    c.set(this.tCaps);
+    this.tCaps = c;
   }
 
   private flush(): void {
@@ -344,6 +351,7 @@ export class Tokenizer {
     this.oS[t] = os;
     this.oE[t] = oe;
     this.tFlag[t] = flag;
+    this.tCaps[t] = -1;
     const h = hashRange(this.cps, s, e);
     this.tH[t] = h;
     let lex = -1;
@@ -615,12 +623,28 @@ export class Tokenizer {
     this.tH[to] = this.tH[from]!;
     this.tLex[to] = this.tLex[from]!;
     this.tFlag[to] = this.tFlag[from]!;
+    this.tCaps[to] = this.tCaps[from]!;
   }
 
   /** Normalised text of token t (allocates; for debugging and training only). */
   tokenText(t: number): string {
     return String.fromCodePoint(...this.cps.subarray(this.tS[t]!, this.tE[t]!));
   }
+}
+
+/**
+ * Whether text[a, b) is an ALL-CAPS word ("FREE", "WINNER"): at least two characters, at least two ASCII capitals
+ * and no ASCII lower-case letter. A spam and shouting cue lost by lower-casing (a hashed feature).
+ */
+export function isAllCaps(text: string, a: number, b: number): boolean {
+  if (b - a < 2) return false;
+  let up = 0;
+  for (let i = a; i < b; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 65 && c <= 90) up++;
+    else if (c >= 97 && c <= 122) return false;
+  }
+  return up >= 2;
 }
 
 function isSingleLetter(meta: number): boolean {
