@@ -51,6 +51,22 @@ ASCII_CLASS[64] = C_AT;
 ASCII_CLASS[36] = C_DOLLAR;
 
 /**
+ * Character statistics of a text that decide which rule scans run (applyRules): ASCII capitals, lower-case letters
+ * and digits, and whether it has '.', '@' or a currency sign ($ £ € ¥ ₹). spamCues fills them in passing for texts
+ * of at most SPAM_CUE_CHARS characters, so that the text is not scanned twice.
+ */
+export class TextStats {
+  upper = 0;
+  lower = 0;
+  digits = 0;
+  dot = false;
+  at = false;
+  money = false;
+  /** whether the fields describe the text being processed */
+  valid = false;
+}
+
+/**
  * Per-text feature state: hashed feature indices grouped by token, lexicon/rule flags per token, and the
  * highlight end per token (phrases and URLs highlight more than one token).
  */
@@ -86,8 +102,11 @@ export class FeatureExtractor {
     this.shift = 32 - bits;
   }
 
-  /** Tokenizes and extracts features for the whole text. Returns the token count. */
-  run(text: string, lang: string, langBit: number): number {
+  /**
+   * Tokenizes and extracts features for the whole text. Returns the token count. `stats`: the text's TextStats when
+   * the caller has them (valid), else they are counted here.
+   */
+  run(text: string, lang: string, langBit: number, stats: TextStats | null = null): number {
     const tok = this.tok;
     this.langBit = langBit;
     const nTok = tok.run(text, lang, langBit);
@@ -101,7 +120,7 @@ export class FeatureExtractor {
       hlEnd[t] = tok.oE[t]!;
     }
     if (lex !== null && lex.maxPhraseTokens > 1) this.matchPhrases(nTok);
-    this.applyRules(text, nTok);
+    this.applyRules(text, nTok, stats?.valid ? stats : this.countStats(text));
     // Hashed features are language-specific except for English: Turkish or German n-grams then do not pull on
     // English weights, and languages without training data get no spurious n-gram scores (their signal comes
     // from the language-independent lexicon features and rule floors). Chosen on validation splits.
@@ -153,11 +172,11 @@ export class FeatureExtractor {
     }
   }
 
-  private applyRules(text: string, nTok: number): void {
-    this.shout = 0;
-    if (nTok === 0) return;
-    // Cheap pre-checks keep the regexes off most texts.
-    let hasDot = false;
+  private readonly stats = new TextStats();
+
+  /** The TextStats of text, counted. */
+  private countStats(text: string): TextStats {
+    let dot = false;
     let digits = 0;
     let at = false;
     let money = false;
@@ -171,11 +190,28 @@ export class FeatureExtractor {
         if ((k & C_LOWER) !== 0) lower++;
         else if ((k & C_UPPER) !== 0) upper++;
         else if ((k & C_DIGIT) !== 0) digits++;
-        else if (k === C_DOT) hasDot = true;
+        else if (k === C_DOT) dot = true;
         else if (k === C_AT) at = true;
         else if (k === C_DOLLAR) money = true;
-      } else if (c === 163 || c === 8364 || c === 165 || c === 8377) money = true;
+      } else if (isCurrencySign(c)) money = true;
     }
+    const st = this.stats;
+    st.upper = upper;
+    st.lower = lower;
+    st.digits = digits;
+    st.dot = dot;
+    st.at = at;
+    st.money = money;
+    st.valid = true;
+    return st;
+  }
+
+  private applyRules(text: string, nTok: number, st: TextStats): void {
+    this.shout = 0;
+    if (nTok === 0) return;
+    // Cheap pre-checks keep the regexes off most texts.
+    const { upper, lower, digits, money, at } = st;
+    const hasDot = st.dot;
     if (upper >= 8 && upper > 2 * lower) this.shout = 1;
     if (hasDot) this.markUrls(text, nTok);
     if (digits >= 9) this.markRegex(text, RE_PHONE, R_PHONE, nTok);
@@ -350,6 +386,11 @@ export function charGrams(
   return w;
 }
 
+/** £ € ¥ ₹ (the ASCII $ has its own class) */
+function isCurrencySign(c: number): boolean {
+  return c === 163 || c === 8364 || c === 165 || c === 8377;
+}
+
 function inSpans(spans: number[], p: number): boolean {
   for (let i = 0; i < spans.length; i += 2) if (p >= spans[i]! && p < spans[i + 1]!) return true;
   return false;
@@ -509,8 +550,11 @@ const OPT_PREFIXES = ['unsub', 'opt', 'po', 'customer'];
 const RE_PHONE_NUMBER = /(?<![\d.])(?:\+?44\s?|0)\d{3,4}\s?\d{6,7}(?![\d.])/;
 const RE_CURRENCY = /[£$€¥₹]\s?\d|\d\s?(?:[£$€]|usd|eur|gbp)\b/i;
 
-/** Fills out[0..N_SPAM_CUES) with the text's spam cues (values in [0, 2]). */
-export function spamCues(text: string, out: Float64Array): void {
+/**
+ * Fills out[0..N_SPAM_CUES) with the text's spam cues (values in [0, 2]), and `stats` with the text's TextStats when
+ * the text has at most SPAM_CUE_CHARS characters (else stats.valid is false).
+ */
+export function spamCues(text: string, out: Float64Array, stats: TextStats | null = null): void {
   out.fill(0);
   const s = text.length > SPAM_CUE_CHARS ? text.slice(0, SPAM_CUE_CHARS) : text;
   const len = s.length;
@@ -530,6 +574,11 @@ export function spamCues(text: string, out: Float64Array): void {
   let prize = 0;
   let service = 0;
   let optGate = false;
+  let upper = 0;
+  let lower = 0;
+  let dot = false;
+  let at = false;
+  let money = false;
   // one extra, virtual space ends the last word and run
   for (let i = 0; i <= len; i++) {
     const c = i < len ? s.charCodeAt(i) : 32;
@@ -545,6 +594,8 @@ export function spamCues(text: string, out: Float64Array): void {
     } else if (inWord) {
       inWord = false;
       words++;
+      upper += up;
+      lower += low;
       if (up >= 2 && low === 0) capsWords++;
     }
     if ((k & C_DIGIT) !== 0) {
@@ -576,7 +627,20 @@ export function spamCues(text: string, out: Float64Array): void {
       runStart = -1;
     }
     if (k === C_SPACE) space++;
-    else if (c === 38 || c === 43) optGate = true; // '&' (T&Cs), '+' (16+, 18+)
+    else if (c === 38 || c === 43)
+      optGate = true; // '&' (T&Cs), '+' (16+, 18+)
+    else if (k === C_DOT) dot = true;
+    else if (k === C_AT) at = true;
+    else if (k === C_DOLLAR || (c >= 128 && isCurrencySign(c))) money = true;
+  }
+  if (stats !== null) {
+    stats.valid = len === text.length;
+    stats.upper = upper;
+    stats.lower = lower;
+    stats.digits = digits;
+    stats.dot = dot;
+    stats.at = at;
+    stats.money = money;
   }
   const nonSpace = len + 1 - space;
   // Each regex runs only when the text has what it needs (digits, a keyword, a long enough digit run).

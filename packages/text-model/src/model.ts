@@ -19,6 +19,7 @@ import {
   MIN_NORM_FEATURES,
   N_SPAM_CUES,
   spamCues,
+  TextStats,
 } from './features.ts';
 import { fmix } from './hash.ts';
 import { detectLanguage } from './language.ts';
@@ -119,6 +120,7 @@ export class Scorer {
   /** weights of the text-level spam cues (spam head only; absent in older weights files) */
   readonly cueW: Float64Array | null;
   readonly cues = new Float64Array(N_SPAM_CUES);
+  private readonly stats = new TextStats();
   /** the spam cues' contribution to the spam logit of the current text (same for every window) */
   private cueLogit = 0;
   /** dedicated spam model (absent in older weights files): features, weights, bias, cue weights */
@@ -173,7 +175,10 @@ export class Scorer {
   /** Runs tokenization + features and fills `z` with the max-over-windows logit per head. */
   score(text: string, lang: SupportedLanguage): number {
     const fx = this.fx;
-    const n = fx.run(text, lang, langBit(lang));
+    const spam = this.cueW !== null || this.spamFx !== null;
+    // the spam cues' scan also counts what the rule scans need (for texts of up to 1,000 characters)
+    if (spam) spamCues(text, this.cues, this.stats);
+    const n = fx.run(text, lang, langBit(lang), spam ? this.stats : null);
     if (this.contribW.length < n * N_HEADS) {
       this.contribW = new Float32Array(Math.max(n, 256) * 2 * N_HEADS);
       this.contribC = new Float32Array(Math.max(n, 256) * 2 * N_HEADS);
@@ -257,8 +262,7 @@ export class Scorer {
     this.flagHi = 0;
     this.cueLogit = 0;
     this.spamLogit = 0;
-    if ((this.cueW !== null || this.spamFx !== null) && n > 0) {
-      spamCues(text, this.cues);
+    if (spam && n > 0) {
       if (this.cueW !== null)
         for (let i = 0; i < N_SPAM_CUES; i++) this.cueLogit += this.cues[i]! * this.cueW[i]!;
       if (this.spamFx !== null) {
