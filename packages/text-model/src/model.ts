@@ -47,7 +47,7 @@ const SPAM_HEAD = TEXT_CATEGORIES.indexOf('spam');
 const MAX_HIGHLIGHTS = 3;
 const SUPPORTED = new Set<string>(SUPPORTED_LANGUAGES);
 /** Token cache: 2^CACHE_BITS entries of ENTRY int32s, tokens of up to CACHE_MAX_CPS code points below U+10000. */
-const CACHE_BITS = 14;
+const CACHE_BITS = 16;
 const ENTRY = 32;
 const CACHE_MAX_CPS = MAX_GRAM_CHARS;
 const NO_CHAR_GRAMS = TF_NUMBER | TF_MENTION | TF_EMOJI;

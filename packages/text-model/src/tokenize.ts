@@ -28,7 +28,7 @@ export const TF_CJK = 8;
 export const TF_DECODED = 16;
 
 /** chunk cache: 2^CHUNK_BITS entries of CHUNK_ENTRY ints; chunks of up to CHUNK_MAX_CHARS, tokens of up to 24 */
-const CHUNK_BITS = 14;
+const CHUNK_BITS = 16;
 const CHUNK_ENTRY = 16;
 const CHUNK_MAX_CHARS = 20;
 const CHUNK_MAX_TOKEN = 24;

@@ -388,6 +388,60 @@ describe('fast paths give exactly the results of their definitions', () => {
     expect(fired).toBeGreaterThan(1000); // the fuzz really exercises the gated regexes
   });
 
+  it("spam cues' scan counts the rule pre-checks' character statistics exactly (texts of up to 1,000 characters)", async () => {
+    const { spamCues, N_SPAM_CUES, TextStats } = await import('../src/features.ts');
+    const out = new Float64Array(N_SPAM_CUES);
+    const st = new TextStats();
+    const texts = [
+      ...fuzzTexts(5000, 13),
+      'Price: 5€, 300¥ or ₹90. Mail a@b.c',
+      'ÀÉ UPPER lower 123 . @ $',
+      '',
+      'x'.repeat(1000),
+      `${'A'.repeat(999)}.`,
+      'a.'.repeat(501),
+    ];
+    const count = (t: string, re: RegExp) => (t.match(re) ?? []).length;
+    for (const t of texts) {
+      spamCues(t, out, st);
+      expect(st.valid).toBe(t.length <= 1000);
+      if (!st.valid) continue;
+      const got = [st.upper, st.lower, st.digits, st.dot, st.at, st.money];
+      const want = [
+        count(t, /[A-Z]/g),
+        count(t, /[a-z]/g),
+        count(t, /[0-9]/g),
+        t.includes('.'),
+        t.includes('@'),
+        /[$£€¥₹]/.test(t),
+      ];
+      if (got.join() !== want.join()) expect([t, got]).toEqual([t, want]);
+    }
+  });
+
+  it('window dense features from running counts equal counting the window’s tokens', async () => {
+    const { denseCounts } = await import('../src/features.ts');
+    const s = (loadTextModel() as any).scorer;
+    const ref = new Float64Array(s.dense.length / 8);
+    const texts = fuzzTexts(300, 17).map(
+      (t, i) => `${t} fuck you idiot www.spam${i}.com call 0800 123 4567 £5 ${t} kill yourself ${t}`,
+    );
+    let checked = 0;
+    for (const t of texts) {
+      const n = s.score(t, 'en');
+      // every window of up to 40 tokens starting at a multiple of 3, in order and then backwards
+      const windows: [number, number][] = [];
+      for (let a = 0; a < n; a += 3) windows.push([a, Math.min(n, a + 1 + (a % 40))]);
+      for (const [a, b] of [...windows, ...windows.reverse()]) {
+        s.windowLogits(a, b);
+        denseCounts(s.fx.tokFlags, a, b, s.fx.shout, ref);
+        expect(Array.from(s.dc)).toEqual(Array.from(ref));
+        checked += ref.some((x: number, d: number) => x !== 0 && d !== 15) ? 1 : 0;
+      }
+    }
+    expect(checked).toBeGreaterThan(1000); // windows with dense features were compared
+  });
+
   it('token and chunk caches: scores and highlights do not depend on what was classified before', () => {
     // ~13,000 distinct tokens: more than enough to make cache entries collide and be replaced
     const texts = fuzzTexts(3000, 11).map((t, i) => `${t} tok${i} ${(i * 7919).toString(36)}x`);
@@ -411,6 +465,8 @@ describe('buffers for texts up to the service limit', () => {
     const buffers = () => [
       s.contribW,
       s.contribC,
+      s.bigramRow,
+      s.denseCum,
       s.preW,
       s.preC,
       s.fx.idx,
