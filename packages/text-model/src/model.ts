@@ -25,7 +25,7 @@ import { fmix } from './hash.ts';
 import { detectLanguage } from './language.ts';
 import { Lexicon } from './lexicon.ts';
 import { SpamFeatureExtractor } from './spam-features.ts';
-import { TF_CJK, TF_EMOJI, TF_MENTION, TF_NUMBER, Tokenizer } from './tokenize.ts';
+import { CHUNK_SLOTS, TF_CJK, TF_EMOJI, TF_MENTION, TF_NUMBER, Tokenizer } from './tokenize.ts';
 import type { Rule, Weights } from './weights.ts';
 
 export interface Highlight {
@@ -104,6 +104,14 @@ export class Scorer {
    */
   private readonly cacheI = new Int32Array(ENTRY << CACHE_BITS);
   private readonly cacheF = new Float32Array(this.cacheI.buffer);
+  /**
+   * Per chunk cache entry of the tokenizer: the char n-gram sum (floats 0-7) and unigram row (8-15) of the entry's
+   * token, valid while chunkSer[entry] equals the serial number the tokenizer gave the token's chunk (Tokenizer.tSerial).
+   * Cheaper than the token cache for the common words: no hashing and no code point comparison.
+   */
+  private readonly chunkPay = new Float32Array(CHUNK_SLOTS << 4);
+  private readonly chunkSer = new Int32Array(CHUNK_SLOTS);
+  private serialEpoch = 0;
   private readonly gramBuf = new Int32Array(4 * (MAX_GRAM_CHARS + 2));
   private flagged = new Int32Array(64);
   private nFlagged = 0;
@@ -214,6 +222,11 @@ export class Scorer {
     let c7 = 0;
     const cW = this.contribW;
     const cC = this.contribC;
+    if (fx.tok.serialEpoch !== this.serialEpoch) {
+      // the tokenizer's serial numbers restarted: entries tagged with old ones could match new ones
+      this.chunkSer.fill(0);
+      this.serialEpoch = fx.tok.serialEpoch;
+    }
     this.gatherBigrams(n);
     for (let t = 0; t < n; t++) {
       const o = t * 8;
@@ -331,9 +344,10 @@ export class Scorer {
   }
 
   /**
-   * Token t's word-level sum into contribW[o:o+8] and char n-gram sum into contribC[o:o+8]. Tokens of up to
-   * CACHE_MAX_CPS code points take their unigram weight row and char n-gram sum from the token cache; the sums are
-   * computed in the same order either way, so a hit gives bit-identical results.
+   * Token t's word-level sum into contribW[o:o+8] and char n-gram sum into contribC[o:o+8]. Tokens made from a cached
+   * ASCII chunk take their unigram weight row and char n-gram sum from chunkPay, other tokens of up to CACHE_MAX_CPS
+   * code points from the token cache; the sums are computed in the same order either way, so a hit gives
+   * bit-identical results.
    */
   private tokenContrib(t: number, o: number): void {
     const fx = this.fx;
@@ -341,6 +355,36 @@ export class Scorer {
     const idx = fx.idx;
     const from = fx.tokFeatStart[t]!;
     const to = fx.tokFeatStart[t + 1]!;
+    // A token made from a cached ASCII chunk: its sums are kept per chunk cache entry, tagged with the chunk's serial.
+    const serial = tok.tSerial[t]!;
+    if (serial !== 0) {
+      const slot = tok.tSlot[t]!;
+      const p = slot << 4;
+      const pay = this.chunkPay;
+      if (this.chunkSer[slot] === serial) {
+        this.hitRow(pay, p + 8, idx, from + 2, to, o);
+        const c = this.contribC;
+        for (let k = 0; k < 8; k++) c[o + k] = pay[p + k]!;
+        return;
+      }
+      this.tokenContribUncached(t, o, from, to);
+      const W = this.hashed;
+      const u = idx[from]! << 3;
+      for (let k = 0; k < 8; k++) {
+        pay[p + k] = this.contribC[o + k]!;
+        pay[p + 8 + k] = W[u + k]!;
+      }
+      this.chunkSer[slot] = serial;
+      return;
+    }
+    this.tokenContribUncached(t, o, from, to);
+  }
+
+  /** tokenContrib of a token without chunk cache data: from the token cache, or computed. */
+  private tokenContribUncached(t: number, o: number, from: number, to: number): void {
+    const fx = this.fx;
+    const tok = fx.tok;
+    const idx = fx.idx;
     const f = tok.tFlag[t]!;
     if ((f & NO_CHAR_GRAMS) !== 0) {
       this.accumulate(idx, from, to, this.contribW, o);

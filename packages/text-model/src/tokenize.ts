@@ -30,6 +30,9 @@ export const TF_DECODED = 16;
 /** chunk cache: 2^CHUNK_BITS entries of CHUNK_ENTRY ints; chunks of up to CHUNK_MAX_CHARS, tokens of up to 24 */
 const CHUNK_BITS = 16;
 const CHUNK_ENTRY = 16;
+const CHUNK_ENTRY_SHIFT = 4;
+/** number of chunk cache entries (see Tokenizer.tSlot) */
+export const CHUNK_SLOTS = 1 << CHUNK_BITS;
 const CHUNK_MAX_CHARS = 20;
 const CHUNK_MAX_TOKEN = 24;
 /** what an ASCII character does in the tokenizer: ends a token (separator), or is part of it, or neither */
@@ -89,6 +92,17 @@ export class Tokenizer {
   tFlag = new Uint8Array(256);
   /** whether token t's original text is ALL CAPS (isAllCaps), when the chunk cache knew it: 0 or 1; -1 unknown */
   tCaps = new Int8Array(256);
+  /**
+   * For a token made from a cached chunk: the chunk cache entry (0 ≤ tSlot < CHUNK_SLOTS) and the serial number the
+   * tokenizer gave that chunk when it stored it (≥ 1; tSerial is 0 for tokens made otherwise). Serial numbers are
+   * never reused for another chunk (after 2^31 stores they restart at 1 with a new serialEpoch), so a user keeping
+   * data per entry, tagged with the serial it was made for, knows whether it still describes the token's chunk.
+   */
+  tSlot = new Int32Array(256);
+  tSerial = new Int32Array(256);
+  /** incremented when serial numbers restart: data tagged with an older epoch's serials must be dropped */
+  serialEpoch = 0;
+  private serial = 0;
 
   private scratch = new Int32Array(256);
   private readonly maskOut = { len: 0 };
@@ -104,7 +118,8 @@ export class Tokenizer {
    * and the lexicon lookup. int32 entry: [0] tag (1 | length << 1 | language index << 6), [1..5] the chunk's
    * characters packed four per int, [6] token hash, [7] lexicon entry, [8] tokens made (0 or 1) | flags << 1 |
    * start << 6 | end << 11 (relative to the chunk) | length << 16 | first character's metadata << 21 | all caps << 29,
-   * [9..14] token code points packed four per int. Entries are verified against the chunk's characters.
+   * [9..14] token code points packed four per int, [15] the chunk's serial number (see tSerial; 0 if it makes no
+   * token). Entries are verified against the chunk's characters.
    */
   private readonly chunkCache = new Int32Array(CHUNK_ENTRY << CHUNK_BITS);
 
@@ -217,6 +232,8 @@ export class Tokenizer {
     this.tLex[t] = ce[e + 7]!;
     this.tFlag[t] = (info >>> 1) & 31;
     this.tCaps[t] = (info >>> 29) & 1;
+    this.tSlot[t] = e >>> CHUNK_ENTRY_SHIFT;
+    this.tSerial[t] = ce[e + 15]!;
     this.nTok = t + 1;
     return true;
   }
@@ -238,6 +255,8 @@ export class Tokenizer {
       for (let i = 0; i < tokLen; i++) ce[e + 9 + (i >> 2)]! |= this.cps[s + i]! << (8 * (i & 3));
       ce[e + 6] = this.tH[t0]!;
       ce[e + 7] = this.tLex[t0]!;
+      this.tSlot[t0] = e >>> CHUNK_ENTRY_SHIFT;
+      this.tSerial[t0] = this.nextSerial();
       info |=
         (flag << 1) |
         ((this.oS[t0]! - a) << 6) |
@@ -247,8 +266,17 @@ export class Tokenizer {
         ((isAllCaps(text, this.oS[t0]!, this.oE[t0]!) ? 1 : 0) << 29);
     }
     ce[e + 8] = info;
+    ce[e + 15] = made === 1 ? this.serial : 0;
     for (let i = 0; i < len; i += 4) ce[e + 1 + (i >> 2)] = packAscii(text, a + i, b);
     ce[e] = 1 | (len << 1) | (this.langIdx << 6);
+  }
+
+  private nextSerial(): number {
+    if (this.serial >= 0x7fffffff) {
+      this.serial = 0;
+      this.serialEpoch++;
+    }
+    return ++this.serial;
   }
 
   private push(c: number, meta: number, os: number, oe: number): void {
@@ -323,6 +351,8 @@ export class Tokenizer {
     const c = new Int8Array(k);
     c.set(this.tCaps);
     this.tCaps = c;
+    this.tSlot = g32(this.tSlot);
+    this.tSerial = g32(this.tSerial);
   }
 
   private flush(): void {
@@ -352,6 +382,7 @@ export class Tokenizer {
     this.oE[t] = oe;
     this.tFlag[t] = flag;
     this.tCaps[t] = -1;
+    this.tSerial[t] = 0;
     const h = hashRange(this.cps, s, e);
     this.tH[t] = h;
     let lex = -1;
@@ -624,6 +655,8 @@ export class Tokenizer {
     this.tLex[to] = this.tLex[from]!;
     this.tFlag[to] = this.tFlag[from]!;
     this.tCaps[to] = this.tCaps[from]!;
+    this.tSlot[to] = this.tSlot[from]!;
+    this.tSerial[to] = this.tSerial[from]!;
   }
 
   /** Normalised text of token t (allocates; for debugging and training only). */

@@ -457,6 +457,34 @@ describe('fast paths give exactly the results of their definitions', () => {
   });
 });
 
+describe('chunk cache serial numbers', () => {
+  it("a chunk's data is never used for another chunk after the serial numbers restart", () => {
+    const m = loadTextModel();
+    const tok = (m as any).scorer.fx.tok;
+    const slotOf = (word: string) => {
+      tok.run(word, 'en', 1);
+      return tok.tSlot[0];
+    };
+    // two different words that share a chunk cache entry
+    const a = 'bastard';
+    const target = slotOf(a);
+    let b = '';
+    for (let i = 0; b === '' && i < 2_000_000; i++) if (slotOf(`w${i}`) === target) b = `w${i}`;
+    expect(b).not.toBe('');
+    tok.chunkCache.fill(0);
+    tok.serial = 0;
+    const fresh = loadTextModel();
+    const expectedB = fresh.classify(b);
+    const expectedA = fresh.classify(a);
+    expect(m.classify(a)).toEqual(expectedA); // a's data tagged with serial 1
+    tok.serial = 0x7fffffff; // the next store restarts the numbering: b gets serial 1, in a's entry
+    expect(m.classify(b)).toEqual(expectedB);
+    expect(tok.serialEpoch).toBe(1);
+    expect(tok.tSerial[0]).toBe(1);
+    expect(m.classify(b)).toEqual(expectedB);
+  });
+});
+
 describe('buffers for texts up to the service limit', () => {
   it('are sized at load: a 32 KB text of one-character tokens reallocates none (a reallocation de-optimises the JIT code)', () => {
     const m = loadTextModel();
@@ -467,6 +495,8 @@ describe('buffers for texts up to the service limit', () => {
       s.contribC,
       s.bigramRow,
       s.denseCum,
+      s.fx.tok.tSlot,
+      s.fx.tok.tSerial,
       s.preW,
       s.preC,
       s.fx.idx,
