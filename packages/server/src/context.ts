@@ -82,6 +82,7 @@ export async function createContext(
   const { db } = database;
   const accountRepo = new AccountRepository(db);
   const textProvider = overrides.textProvider ?? new LocalTextProvider();
+  if (config.textWarmUp && textProvider instanceof LocalTextProvider) textProvider.warmUp();
   const imageModel = overrides.imageProvider
     ? null
     : new ImageModelPool({ size: config.imageWorkers, maxPixels: MAX_IMAGE_PIXELS });

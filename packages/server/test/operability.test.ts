@@ -78,3 +78,36 @@ describe('health, readiness, OpenAPI and docs', () => {
     await other.app.close();
   });
 });
+
+describe('text model warm-up at start', () => {
+  it('is on by default, runs before serving, and answers as a cold process does', async () => {
+    const { loadConfig } = await import('../src/config.ts');
+    const { tempDir } = await import('./helpers/databases.ts');
+    const { LocalTextProvider } = await import('../src/providers/local-text.ts');
+    const dir = tempDir();
+    expect(loadConfig({ VERDICT_DATA_DIR: dir }).config.textWarmUp).toBe(true);
+    expect(loadConfig({ VERDICT_DATA_DIR: dir, VERDICT_TEXT_WARMUP: 'false' }).config.textWarmUp).toBe(false);
+    const warm = await createTestApp({ config: { textWarmUp: true } });
+    const cold = await createTestApp();
+    try {
+      const warmText = warm.ctx.providers.get('text');
+      const coldText = cold.ctx.providers.get('text');
+      expect(warmText).toBeInstanceOf(LocalTextProvider);
+      expect((warmText as InstanceType<typeof LocalTextProvider>).warmUpMs).toBeGreaterThan(0);
+      expect((coldText as InstanceType<typeof LocalTextProvider>).warmUpMs).toBeNull();
+      for (const content of [
+        'you are a f*cking idiot, see www.spam.example',
+        'FREE entry! txt WIN to 87121',
+      ]) {
+        const body = { content, policyId: 'default' };
+        const a = await warm.request('POST', '/v1/check', { body });
+        const b = await cold.request('POST', '/v1/check', { body });
+        expect(a.status).toBe(200);
+        expect(a.body.categories).toEqual(b.body.categories);
+      }
+    } finally {
+      await warm.close();
+      await cold.close();
+    }
+  });
+});

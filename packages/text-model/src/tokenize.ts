@@ -125,6 +125,11 @@ export class Tokenizer {
 
   constructor(private readonly lex: Lexicon | null) {}
 
+  /** Empties the chunk cache. */
+  clearCache(): void {
+    this.chunkCache.fill(0);
+  }
+
   /** Tokenizes `text`; returns the number of tokens. `langBit` selects language-specific lexicon entries. */
   run(text: string, lang: string, langBit: number): number {
     this.lang = lang;

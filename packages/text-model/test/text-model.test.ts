@@ -457,6 +457,31 @@ describe('fast paths give exactly the results of their definitions', () => {
   });
 });
 
+describe('warm-up', () => {
+  it('classifies generated texts of every kind, then empties the caches; results are those of a cold model', async () => {
+    const { warmUpTexts } = await import('../src/warmup.ts');
+    const texts: string[] = warmUpTexts();
+    expect(texts.length).toBeGreaterThan(500);
+    expect(texts.some((t) => t.length >= 32_000)).toBe(true);
+    expect(warmUpTexts()).toEqual(texts); // deterministic
+    const warm = loadTextModel();
+    const ms = warm.warmUp!();
+    expect(ms).toBeGreaterThan(0);
+    const s = (warm as any).scorer;
+    expect(s.fx.tok.chunkCache.every((x: number) => x === 0)).toBe(true);
+    expect(s.cacheI.every((x: number) => x === 0)).toBe(true);
+    expect(s.chunkSer.every((x: number) => x === 0)).toBe(true);
+    const cold = loadTextModel();
+    for (const t of [
+      'you are a f*cking idiot',
+      'FREE entry! txt WIN to 87121',
+      texts[3]!,
+      texts[texts.length - 1]!,
+    ])
+      expect(warm.classify(t)).toEqual(cold.classify(t));
+  });
+});
+
 describe('chunk cache serial numbers', () => {
   it("a chunk's data is never used for another chunk after the serial numbers restart", () => {
     const m = loadTextModel();

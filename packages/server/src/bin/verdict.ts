@@ -8,6 +8,7 @@ import { isAppError } from '../domain/errors.ts';
 import { keyView } from '../domain/keys.ts';
 import { jsonLogger } from '../jobs/logger.ts';
 import { startWorker } from '../jobs/worker.ts';
+import { LocalTextProvider } from '../providers/local-text.ts';
 import { startServer } from '../server.ts';
 import { migrateToLatest, openDatabase } from '../storage/database.ts';
 
@@ -26,10 +27,15 @@ function configOrExit(): { config: Config; secrets: Secrets } {
 /** Runs an administrative command directly against the configured database. */
 async function withContext<T>(fn: (ctx: AppContext) => Promise<T>): Promise<T> {
   const { config, secrets } = configOrExit();
-  // Administrative commands neither evaluate images nor pass through rate limits: start neither the image model's
-  // worker pool nor a rate-limit Redis connection for them.
+  // Administrative commands neither evaluate content nor pass through rate limits: start neither the image model's
+  // worker pool, nor the text model's warm-up, nor a rate-limit Redis connection for them.
   const ctx = await createContext(
-    { ...config, imagePreload: false, rateLimit: { ...config.rateLimit, enabled: false } },
+    {
+      ...config,
+      imagePreload: false,
+      textWarmUp: false,
+      rateLimit: { ...config.rateLimit, enabled: false },
+    },
     secrets,
   );
   try {
@@ -73,6 +79,9 @@ program
     const { config, secrets } = configOrExit();
     const server = await startServer(config, secrets, { worker: opts.worker });
     const log = server.app.log;
+    const text = server.ctx.providers.get('text');
+    if (text instanceof LocalTextProvider && text.warmUpMs !== null)
+      log.info({ ms: Math.round(text.warmUpMs) }, 'text model warmed up');
     if (config.allowPrivateUrls)
       log.warn('VERDICT_ALLOW_PRIVATE_URLS is on: URLs may reach private addresses');
     process.stdout.write(`Verdict listening on ${server.url} (public URL ${config.publicUrl})\n`);

@@ -16,6 +16,14 @@ export class LocalTextProvider implements Provider {
     this.model = model;
   }
 
+  /** Milliseconds the model's JIT warm-up took (null: not warmed up). */
+  warmUpMs: number | null = null;
+
+  /** Runs the model's warm-up (see TextModel.warmUp); before serving, so no request waits behind it. */
+  warmUp(): void {
+    if (this.model.warmUp) this.warmUpMs = this.model.warmUp();
+  }
+
   get modelVersion(): string {
     return this.model.version;
   }

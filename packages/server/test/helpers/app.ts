@@ -37,6 +37,7 @@ export function testConfig(
     database,
     shutdownTimeoutMs: 5000,
     imagePreload: false,
+    textWarmUp: false,
     ...extra,
   };
 }

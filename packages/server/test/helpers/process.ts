@@ -21,7 +21,7 @@ export async function freePort(): Promise<number> {
 
 function baseEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   const { DATABASE_URL: _d, REDIS_URL: _r, VERDICT_BOOTSTRAP_KEY: _b, ...rest } = process.env;
-  return { ...rest, LOG_LEVEL: 'warn', VERDICT_IMAGE_PRELOAD: 'false', ...env };
+  return { ...rest, LOG_LEVEL: 'warn', VERDICT_IMAGE_PRELOAD: 'false', VERDICT_TEXT_WARMUP: 'false', ...env };
 }
 
 /** Runs a `verdict` CLI command to completion. */
