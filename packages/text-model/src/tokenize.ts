@@ -321,6 +321,7 @@ export class Tokenizer {
   reserve(chars: number): void {
     this.ensureCps(chars * 2 + 64);
     this.ensureTok(chars + 1);
+    if (this.scratch.length < chars * 2 + 8) this.scratch = new Int32Array(chars * 2 + 8);
   }
 
   private ensureCps(size: number): void {

@@ -54,6 +54,34 @@ export function warmUpTexts(): string[] {
     }
     out.push(s);
   }
+  // character soup: every class of character next to every other, so that rarely taken branches of the tokenizer
+  // (mixed scripts, symbols inside words, surrogate pairs, marks) are met too
+  const palette = [
+    ...'abcxyzABCXYZ0123456789',
+    ...'!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~ \t\n',
+    ...'àéîõüßçñøÀÉÎÕÜ¡¿«»°±µ·×÷',
+    ...'абвгдеёжзийклмнопрстуфхцчшщъыьэюяАБВ',
+    ...'αβγδεζηθικλμνξοπρστυφχψωΑΒΓ',
+    ...'ابتثجحخدذرزسشصضطظعغفقكلمنهوي',
+    ...'你好傻逼他妈的日本語ひらがなカタカナ한국어',
+    ...'मूर्खहिंदी',
+    ...'\u200b\u200c\u200d\u00ad\u0301\u0308\ufe0f',
+    ...'ｆｕｃｋ１２３！',
+    '😀',
+    '🖕',
+    '👍🏽',
+    '🇺🇸',
+    '𝐟',
+    '𝔣',
+    '\ud800',
+    '\udc00',
+  ];
+  for (let i = 0; i < 300; i++) {
+    let s = '';
+    const n = 1 + rnd(120);
+    for (let j = 0; j < n; j++) s += rnd(3) === 0 ? ' ' : palette[rnd(palette.length)]!;
+    out.push(s);
+  }
   // long texts: the service's 32 KB limit
   for (let i = 0; i < 6; i++) {
     let s = '';

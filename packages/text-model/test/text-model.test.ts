@@ -522,6 +522,7 @@ describe('buffers for texts up to the service limit', () => {
       s.denseCum,
       s.fx.tok.tSlot,
       s.fx.tok.tSerial,
+      s.fx.tok.scratch,
       s.preW,
       s.preC,
       s.fx.idx,
@@ -537,6 +538,8 @@ describe('buffers for texts up to the service limit', () => {
       '字a'.repeat(16_384),
       '😀'.repeat(8_192),
       'x1 '.repeat(10_922),
+      'x1'.repeat(16_384), // one 32 KB token with digits: the leetspeak scratch buffer
+      `f${'u'.repeat(32_766)}`, // one 32 KB token with a repeated letter
     ]) {
       expect(text.length).toBeLessThanOrEqual(32_768);
       m.classify(text);
