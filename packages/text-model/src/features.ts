@@ -64,6 +64,25 @@ export class TextStats {
   money = false;
   /** whether the fields describe the text being processed */
   valid = false;
+
+  set(
+    upper: number,
+    lower: number,
+    digits: number,
+    dot: boolean,
+    at: boolean,
+    money: boolean,
+    valid: boolean,
+  ): this {
+    this.upper = upper;
+    this.lower = lower;
+    this.digits = digits;
+    this.dot = dot;
+    this.at = at;
+    this.money = money;
+    this.valid = valid;
+    return this;
+  }
 }
 
 /**
@@ -195,15 +214,7 @@ export class FeatureExtractor {
         else if (k === C_DOLLAR) money = true;
       } else if (isCurrencySign(c)) money = true;
     }
-    const st = this.stats;
-    st.upper = upper;
-    st.lower = lower;
-    st.digits = digits;
-    st.dot = dot;
-    st.at = at;
-    st.money = money;
-    st.valid = true;
-    return st;
+    return this.stats.set(upper, lower, digits, dot, at, money, true);
   }
 
   private applyRules(text: string, nTok: number, st: TextStats): void {
@@ -633,15 +644,7 @@ export function spamCues(text: string, out: Float64Array, stats: TextStats | nul
     else if (k === C_AT) at = true;
     else if (k === C_DOLLAR || (c >= 128 && isCurrencySign(c))) money = true;
   }
-  if (stats !== null) {
-    stats.valid = len === text.length;
-    stats.upper = upper;
-    stats.lower = lower;
-    stats.digits = digits;
-    stats.dot = dot;
-    stats.at = at;
-    stats.money = money;
-  }
+  stats?.set(upper, lower, digits, dot, at, money, len === text.length);
   const nonSpace = len + 1 - space;
   // Each regex runs only when the text has what it needs (digits, a keyword, a long enough digit run).
   if (digits > 0) {

@@ -488,7 +488,9 @@ export class Scorer {
 
   /**
    * Token o/8's word-level sum from its cached unigram row base[bo:bo+8], its gathered bigram row and the weights of
-   * idx[from:to) (its other word-level features), added in the order accumulate would add them.
+   * idx[from:to) (its other word-level features), added in the order accumulate would add them. The hot path of
+   * every cached token: kept apart from accumulateFrom (one function for both, with a second base row, measured
+   * 3–12 % slower).
    */
   private hitRow(base: Float32Array, bo: number, idx: Int32Array, from: number, to: number, o: number): void {
     const W = this.hashed;
