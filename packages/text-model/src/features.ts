@@ -221,13 +221,12 @@ export class FeatureExtractor {
     this.shout = 0;
     if (nTok === 0) return;
     // Cheap pre-checks keep the regexes off most texts.
-    const { upper, lower, digits, money, at } = st;
-    const hasDot = st.dot;
+    const { upper, lower, digits, dot, at, money } = st;
     if (upper >= 8 && upper > 2 * lower) this.shout = 1;
-    if (hasDot) this.markUrls(text, nTok);
+    if (dot) this.markUrls(text, nTok);
     if (digits >= 9) this.markRegex(text, RE_PHONE, R_PHONE, nTok);
     if (money || digits > 0) this.markRegex(text, RE_MONEY, R_MONEY, nTok);
-    if (at && hasDot) this.markEmails(text, nTok);
+    if (at && dot) this.markEmails(text, nTok);
   }
 
   /**

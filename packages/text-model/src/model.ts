@@ -52,7 +52,6 @@ const CACHE_BITS = 16;
 const ENTRY = 32;
 const CACHE_MAX_CPS = MAX_GRAM_CHARS;
 const NO_CHAR_GRAMS = TF_NUMBER | TF_MENTION | TF_EMOJI;
-const ZERO_ROW = new Float32Array(N_HEADS);
 /** Per-text buffers are sized for this many UTF-16 units: the service's text limit (32 KB of UTF-8) */
 const RESERVE_CHARS = 32_768;
 
@@ -162,9 +161,10 @@ export class Scorer {
   }
 
   /**
-   * Sizes every per-text buffer for texts of up to `chars` UTF-16 units, so that texts up to the service's limit never
-   * reallocate one: a reallocated buffer field de-optimises the compiled scoring code (the first long texts after
-   * start then took 10–25 ms instead of ~5).
+   * Sizes every per-text buffer for texts of up to `chars` UTF-16 units (a text has at most one token per unit), so
+   * that texts up to the service's limit never reallocate one: a reallocated buffer field de-optimises the compiled
+   * scoring code (the first long texts after start then took 10–25 ms instead of ~5). Longer texts (the trainer's
+   * e-mails) grow the buffers here, before scoring.
    */
   reserve(chars: number): void {
     this.fx.reserve(chars);
@@ -191,19 +191,11 @@ export class Scorer {
   /** Runs tokenization + features and fills `z` with the max-over-windows logit per head. */
   score(text: string, lang: SupportedLanguage): number {
     const fx = this.fx;
+    this.reserve(text.length); // no-op up to the service's limit (sized at load)
     const spam = this.cueW !== null || this.spamFx !== null;
     // the spam cues' scan also counts what the rule scans need (for texts of up to 1,000 characters)
     if (spam) spamCues(text, this.cues, this.stats);
     const n = fx.run(text, lang, langBit(lang), spam ? this.stats : null);
-    if (this.contribW.length < n * N_HEADS) {
-      this.contribW = new Float32Array(Math.max(n, 256) * 2 * N_HEADS);
-      this.contribC = new Float32Array(Math.max(n, 256) * 2 * N_HEADS);
-      this.bigramRow = new Float32Array(Math.max(n, 256) * 2 * N_HEADS);
-    }
-    if (this.preW.length < (n + 1) * N_HEADS) {
-      this.preW = new Float64Array((n + 1) * 2 * N_HEADS);
-      this.preC = new Float64Array((n + 1) * 2 * N_HEADS);
-    }
     const preW = this.preW;
     const preC = this.preC;
     let any = 0;
@@ -261,17 +253,10 @@ export class Scorer {
     let nf = 0;
     if (any !== 0) {
       for (let t = 0; t < n; t++) {
-        if (fx.tokFlags[t] === 0) continue;
-        if (nf >= this.flagged.length) {
-          const g = new Int32Array(this.flagged.length * 2);
-          g.set(this.flagged);
-          this.flagged = g;
-        }
-        this.flagged[nf++] = t;
+        if (fx.tokFlags[t] !== 0) this.flagged[nf++] = t;
       }
     }
     this.nFlagged = nf;
-    if (this.denseCum.length < (nf + 1) * N_DENSE) this.denseCum = new Int32Array((nf + 1) * 2 * N_DENSE);
     const cum = this.denseCum;
     cum.fill(0, 0, N_DENSE);
     for (let i = 0; i < nf; i++) {
@@ -370,18 +355,11 @@ export class Scorer {
       const p = slot << 4;
       const pay = this.chunkPay;
       if (this.chunkSer[slot] === serial) {
-        this.hitRow(pay, p + 8, idx, from + 2, to, o);
-        const c = this.contribC;
-        for (let k = 0; k < 8; k++) c[o + k] = pay[p + k]!;
+        this.useSums(pay, p, idx, from, to, o);
         return;
       }
       this.tokenContribUncached(t, o, from, to);
-      const W = this.hashed;
-      const u = idx[from]! << 3;
-      for (let k = 0; k < 8; k++) {
-        pay[p + k] = this.contribC[o + k]!;
-        pay[p + 8 + k] = W[u + k]!;
-      }
+      this.keepSums(pay, p, idx[from]!, o);
       this.chunkSer[slot] = serial;
       return;
     }
@@ -420,9 +398,7 @@ export class Scorer {
       if (lo > 0xffff || hi > 0xffff || ci[j] !== (lo | (hi << 16))) hit = false;
     }
     if (hit) {
-      this.hitRow(cf, e + 24, idx, from + 2, to, o);
-      const c = this.contribC;
-      for (let k = 0; k < 8; k++) c[o + k] = cf[e + 16 + k]!;
+      this.useSums(cf, e + 16, idx, from, to, o);
       return;
     }
     this.accumulate(idx, from, to, this.contribW, o);
@@ -432,11 +408,27 @@ export class Scorer {
     ci[e + 11] = seed;
     for (let i = 0, j = e + 1; i < len; i += 2, j++)
       ci[j] = cps[s + i]! | (i + 1 < len ? cps[s + i + 1]! << 16 : 0);
+    this.keepSums(cf, e + 16, idx[from]!, o);
+  }
+
+  /**
+   * Token o/8's sums from a cache (chunkPay or the token cache), which keeps a token's char n-gram sum at
+   * src[p:p+8] and its unigram row at src[p+8:p+16]: the char sum as it is, the word-level sum from the unigram row.
+   */
+  private useSums(src: Float32Array, p: number, idx: Int32Array, from: number, to: number, o: number): void {
+    this.hitRow(src, p + 8, idx, from + 2, to, o);
+    const c = this.contribC;
+    for (let k = 0; k < 8; k++) c[o + k] = src[p + k]!;
+  }
+
+  /** Keeps token o/8's char n-gram sum and its unigram row (feature `unigram`) at dst[p:p+16] (see useSums). */
+  private keepSums(dst: Float32Array, p: number, unigram: number, o: number): void {
     const W = this.hashed;
-    const u = idx[from]! << 3;
+    const u = unigram << 3;
+    const c = this.contribC;
     for (let k = 0; k < 8; k++) {
-      cf[e + 16 + k] = this.contribC[o + k]!;
-      cf[e + 24 + k] = W[u + k]!;
+      dst[p + k] = c[o + k]!;
+      dst[p + 8 + k] = W[u + k]!;
     }
   }
 
@@ -446,51 +438,11 @@ export class Scorer {
     this.accumulate(this.gramBuf, 0, g, this.contribC, o);
   }
 
-  /** Like accumulate, starting from the row base[bo:bo+8] instead of 0 (the cached unigram row). */
-  private accumulateFrom(
-    base: Float32Array,
-    bo: number,
-    idx: Int32Array,
-    from: number,
-    to: number,
-    out: Float32Array,
-    o: number,
-  ): void {
-    const W = this.hashed;
-    let c0: number = base[bo]!;
-    let c1: number = base[bo + 1]!;
-    let c2: number = base[bo + 2]!;
-    let c3: number = base[bo + 3]!;
-    let c4: number = base[bo + 4]!;
-    let c5: number = base[bo + 5]!;
-    let c6: number = base[bo + 6]!;
-    let c7: number = base[bo + 7]!;
-    for (let i = from; i < to; i++) {
-      const b = idx[i]! << 3;
-      c0 += W[b]!;
-      c1 += W[b + 1]!;
-      c2 += W[b + 2]!;
-      c3 += W[b + 3]!;
-      c4 += W[b + 4]!;
-      c5 += W[b + 5]!;
-      c6 += W[b + 6]!;
-      c7 += W[b + 7]!;
-    }
-    out[o] = c0;
-    out[o + 1] = c1;
-    out[o + 2] = c2;
-    out[o + 3] = c3;
-    out[o + 4] = c4;
-    out[o + 5] = c5;
-    out[o + 6] = c6;
-    out[o + 7] = c7;
-  }
-
   /**
    * Token o/8's word-level sum from its cached unigram row base[bo:bo+8], its gathered bigram row and the weights of
    * idx[from:to) (its other word-level features), added in the order accumulate would add them. The hot path of
-   * every cached token: kept apart from accumulateFrom (one function for both, with a second base row, measured
-   * 3–12 % slower).
+   * every cached token: kept apart from accumulate (one function for both, with two base rows, measured 3–12 %
+   * slower).
    */
   private hitRow(base: Float32Array, bo: number, idx: Int32Array, from: number, to: number, o: number): void {
     const W = this.hashed;
@@ -527,7 +479,34 @@ export class Scorer {
 
   /** Adds the weights of features idx[from:to) for all 8 heads into out[o:o+8]. */
   private accumulate(idx: Int32Array, from: number, to: number, out: Float32Array, o: number): void {
-    this.accumulateFrom(ZERO_ROW, 0, idx, from, to, out, o);
+    const W = this.hashed;
+    let c0 = 0;
+    let c1 = 0;
+    let c2 = 0;
+    let c3 = 0;
+    let c4 = 0;
+    let c5 = 0;
+    let c6 = 0;
+    let c7 = 0;
+    for (let i = from; i < to; i++) {
+      const b = idx[i]! << 3;
+      c0 += W[b]!;
+      c1 += W[b + 1]!;
+      c2 += W[b + 2]!;
+      c3 += W[b + 3]!;
+      c4 += W[b + 4]!;
+      c5 += W[b + 5]!;
+      c6 += W[b + 6]!;
+      c7 += W[b + 7]!;
+    }
+    out[o] = c0;
+    out[o + 1] = c1;
+    out[o + 2] = c2;
+    out[o + 3] = c3;
+    out[o + 4] = c4;
+    out[o + 5] = c5;
+    out[o + 6] = c6;
+    out[o + 7] = c7;
   }
 
   /**
@@ -539,7 +518,8 @@ export class Scorer {
     const shout = this.fx.shout;
     const nf = this.nFlagged;
     const flagged = this.flagged;
-    // first flagged token at or after a, and at or after b; windows advance, so these pointers only move forward
+    // first flagged token at or after a, and at or after b, moved from the previous window's (windows advance, and the
+    // short-window scan starts again from the first)
     let lo = this.flagLo;
     while (lo > 0 && flagged[lo - 1]! >= a) lo--;
     while (lo < nf && flagged[lo]! < a) lo++;

@@ -29,8 +29,8 @@ export const TF_DECODED = 16;
 
 /** chunk cache: 2^CHUNK_BITS entries of CHUNK_ENTRY ints; chunks of up to CHUNK_MAX_CHARS, tokens of up to 24 */
 const CHUNK_BITS = 16;
-const CHUNK_ENTRY = 16;
 const CHUNK_ENTRY_SHIFT = 4;
+const CHUNK_ENTRY = 1 << CHUNK_ENTRY_SHIFT;
 /** number of chunk cache entries (see Tokenizer.tSlot) */
 export const CHUNK_SLOTS = 1 << CHUNK_BITS;
 const CHUNK_MAX_CHARS = 20;
@@ -215,7 +215,7 @@ export class Tokenizer {
   private chunkHit(text: string, a: number, b: number, e: number): boolean {
     const ce = this.chunkCache;
     const len = b - a;
-    if (ce[e] !== (1 | (len << 1) | (this.langIdx << 6))) return false;
+    if (ce[e] !== this.chunkTag(len)) return false;
     for (let i = 0; i < len; i += 4) if (ce[e + 1 + (i >> 2)] !== packAscii(text, a + i, b)) return false;
     const info = ce[e + 8]!;
     if ((info & 1) === 0) return true; // the chunk makes no token ("!!!", "#")
@@ -250,6 +250,7 @@ export class Tokenizer {
     const ce = this.chunkCache;
     const len = b - a;
     let info = made;
+    let serial = 0;
     if (made === 1) {
       const s = this.tS[t0]!;
       const tokLen = this.tE[t0]! - s;
@@ -260,8 +261,9 @@ export class Tokenizer {
       for (let i = 0; i < tokLen; i++) ce[e + 9 + (i >> 2)]! |= this.cps[s + i]! << (8 * (i & 3));
       ce[e + 6] = this.tH[t0]!;
       ce[e + 7] = this.tLex[t0]!;
+      serial = this.nextSerial();
       this.tSlot[t0] = e >>> CHUNK_ENTRY_SHIFT;
-      this.tSerial[t0] = this.nextSerial();
+      this.tSerial[t0] = serial;
       info |=
         (flag << 1) |
         ((this.oS[t0]! - a) << 6) |
@@ -271,9 +273,14 @@ export class Tokenizer {
         ((isAllCaps(text, this.oS[t0]!, this.oE[t0]!) ? 1 : 0) << 29);
     }
     ce[e + 8] = info;
-    ce[e + 15] = made === 1 ? this.serial : 0;
+    ce[e + 15] = serial;
     for (let i = 0; i < len; i += 4) ce[e + 1 + (i >> 2)] = packAscii(text, a + i, b);
-    ce[e] = 1 | (len << 1) | (this.langIdx << 6);
+    ce[e] = this.chunkTag(len);
+  }
+
+  /** Entry tag of an ASCII chunk of `len` characters in the current language (never 0: an empty entry). */
+  private chunkTag(len: number): number {
+    return 1 | (len << 1) | (this.langIdx << 6);
   }
 
   private nextSerial(): number {
