@@ -54,6 +54,8 @@ const CACHE_MAX_CPS = MAX_GRAM_CHARS;
 const NO_CHAR_GRAMS = TF_NUMBER | TF_MENTION | TF_EMOJI;
 /** Per-text buffers are sized for this many UTF-16 units: the service's text limit (32 KB of UTF-8) */
 const RESERVE_CHARS = 32_768;
+/** one UTF-16 unit that is a combining mark (accents, vowel signs, variation selectors) */
+const COMBINING_MARK = /^\p{M}$/u;
 
 /** A record of the eight categories from values in TEXT_CATEGORIES order (an object literal: one fixed shape). */
 function byCategory<T>(v: ArrayLike<T>): Record<TextCategory, T> {
@@ -687,7 +689,9 @@ export class LocalTextModel implements TextModel {
       const t = bestIdx[j]!;
       if (t < 0) break;
       const start = tok.oS[t]!;
-      const end = fx.hlEnd[t]!;
+      // the tokenizer drops combining marks: a span ends after those that belong to its last letter ("fucké")
+      let end = fx.hlEnd[t]!;
+      while (end < text.length && COMBINING_MARK.test(text[end]!)) end++;
       if (out.some((h) => start < h.end && h.start < end)) continue;
       out.push({ start, end, text: text.slice(start, end) });
     }

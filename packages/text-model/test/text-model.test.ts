@@ -125,6 +125,16 @@ describe('evasion robustness', () => {
   });
 });
 
+describe('bounded time', () => {
+  it('reads a 32 KB run of digits and commas once (the money rule re-read it from every digit: 0.7 s)', () => {
+    const text = '1,'.repeat(16_300);
+    model.classify(text);
+    const started = performance.now();
+    model.classify(text);
+    expect(performance.now() - started).toBeLessThan(400);
+  });
+});
+
 describe('highlights', () => {
   it('point into the original string, even after normalisation', () => {
     const inputs = [
@@ -153,6 +163,22 @@ describe('highlights', () => {
     const input = 'Hey you f.u.c.k.i.n.g idiot';
     const texts = model.classify(input).highlights.profanity.map((h) => h.text);
     expect(texts).toContain('f.u.c.k.i.n.g');
+  });
+
+  it('end after the combining marks of the last letter (accents, Arabic vowel signs)', () => {
+    const accented = 'you are a fucke\u0301 idiot';
+    const spans = model.classify(accented).highlights.profanity.map((h) => h.text);
+    expect(spans.some((t) => t.startsWith('fuck'))).toBe(true);
+    for (const t of spans) if (t.startsWith('fuck')) expect(t).toBe('fucke\u0301');
+    // vocalised Arabic: the word with all its vowel signs
+    const arabic = 'أنت غَبِيٌّ جدا يا حمار';
+    const r = model.classify(arabic, { language: 'ar' });
+    const all = TEXT_CATEGORIES.flatMap((c) => r.highlights[c]);
+    expect(all.length).toBeGreaterThan(0);
+    for (const h of all) {
+      expect(h.text).toBe(arabic.slice(h.start, h.end));
+      expect(/^\p{M}/u.test(arabic.slice(h.end))).toBe(false); // no mark of the span's last letter left out
+    }
   });
 });
 
