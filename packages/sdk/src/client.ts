@@ -40,7 +40,7 @@ export class Verdict extends APIClient {
 
   /** Applies a policy to `mockScores`; no model runs and nothing is stored. */
   checkDryRun(params: DryRunParams, options?: RequestOptions): Promise<DryRunResult> {
-    return this.call('post', '/v1/check/dry-run', { body: params }, options);
+    return this.call('post', '/v1/check/dry-run', { body: params, repeatable: true }, options);
   }
 
   /** Checks text and up to 10 images together; one decision. */

@@ -44,8 +44,14 @@ export interface RawRequest {
   /** Sends an `Idempotency-Key` (decisions §5), the same on every retry. */
   idempotent?: boolean;
   headers?: Record<string, string>;
-  /** `blob` for binary responses (evidence JPEGs); default JSON, or text when the response is not JSON. */
+  /** `blob` for binary responses (evidence JPEGs); default JSON (a success that is not JSON is an error). */
   responseType?: 'json' | 'blob';
+  /**
+   * Whether a failure after the request may have been processed (network error, time-out, 5xx) is retried. Default:
+   * yes, except for a POST without an idempotency key (a second webhook secret rotation or test event); a 429 is
+   * always retried, since it was refused before any work. Dry-runs, which change nothing, set it.
+   */
+  repeatable?: boolean;
 }
 
 /** A successful response: its parsed body, status and headers. */
@@ -150,13 +156,11 @@ export class APIClient {
   async requestRaw<T>(req: RawRequest, options: RequestOptions = {}): Promise<RawResponse<T>> {
     const maxRetries = options.maxRetries ?? this.maxRetries;
     const timeout = options.timeout ?? this.timeout;
-    const headers: Record<string, string> = {
-      accept: 'application/json',
-      ...this.#headers,
-      ...req.headers,
-      ...options.headers,
-      authorization: `Bearer ${this.#apiKey}`,
-    };
+    // header names in lower case, so that an `Idempotency-Key` given in any case is one header, not two
+    const headers: Record<string, string> = { accept: 'application/json' };
+    for (const extra of [this.#headers, req.headers, options.headers])
+      for (const [name, value] of Object.entries(extra ?? {})) headers[name.toLowerCase()] = value;
+    headers.authorization = `Bearer ${this.#apiKey}`;
     let body: RequestInit['body'];
     if (isFormData(req.body)) body = req.body;
     else if (req.body !== undefined) {
@@ -165,11 +169,14 @@ export class APIClient {
     }
     if (req.idempotent) {
       // One key for the whole operation, so a retry after a lost response cannot evaluate twice. A `requestId`
-      // in the body is the same mechanism and must match the header.
+      // in the body, or an Idempotency-Key header passed in, is the same mechanism.
       const bodyKey = (req.body as { requestId?: unknown } | undefined)?.requestId;
       headers['idempotency-key'] =
-        options.idempotencyKey ?? (typeof bodyKey === 'string' ? bodyKey : newIdempotencyKey());
+        options.idempotencyKey ??
+        headers['idempotency-key'] ??
+        (typeof bodyKey === 'string' ? bodyKey : newIdempotencyKey());
     }
+    const repeatable = req.repeatable ?? (req.method !== 'POST' || req.idempotent === true);
     const url = this.buildUrl(req.path, req.query);
 
     for (let retry = 0; ; retry++) {
@@ -184,19 +191,40 @@ export class APIClient {
         );
       } catch (error) {
         if (error instanceof APIUserAbortError) throw error;
-        if (retry < maxRetries) {
-          await this.#wait(retryDelay(retry, null), options.signal);
+        if (retry < maxRetries && repeatable) {
+          await this.#wait(retryDelay(retry, null) ?? 0, options.signal);
           continue;
         }
         throw error;
       }
       const { response } = outcome;
-      if (response.ok) return { data: outcome.body as T, status: response.status, headers: response.headers };
+      if (response.ok) {
+        if (req.responseType !== 'blob' && typeof outcome.body === 'string') {
+          // a proxy's or captive portal's page, or a broken body: never hand it on as a result (a moderation
+          // client reading `action` from it would let everything through)
+          throw new VerdictError({
+            status: response.status,
+            code: 'INVALID_RESPONSE',
+            message: `HTTP ${response.status} with a body that is not the service's JSON`,
+            details: outcome.body.slice(0, 500),
+            requestId: response.headers.get('x-request-id') ?? undefined,
+            headers: response.headers,
+          });
+        }
+        return { data: outcome.body as T, status: response.status, headers: response.headers };
+      }
       const parsed = parseErrorBody(response.status, outcome.body);
-      if (retry < maxRetries && isRetryableStatus(response.status, parsed.code)) {
+      if (
+        retry < maxRetries &&
+        isRetryableStatus(response.status, parsed.code) &&
+        (repeatable || response.status === 429)
+      ) {
         const retryAfter = response.headers.get('retry-after') ?? parsed.retryAfter?.toString() ?? null;
-        await this.#wait(retryDelay(retry, retryAfter), options.signal);
-        continue;
+        const delay = retryDelay(retry, retryAfter);
+        if (delay !== null) {
+          await this.#wait(delay, options.signal);
+          continue;
+        }
       }
       throw errorFromResponse(response.status, outcome.body, response.headers);
     }
@@ -265,6 +293,7 @@ export class APIClient {
       query?: QueryParams<P, M>;
       body?: RequestBody<P, M> | FormData;
       idempotent?: boolean;
+      repeatable?: boolean;
       headers?: Record<string, string>;
     },
     options?: RequestOptions,
@@ -284,6 +313,7 @@ export class APIClient {
         query: args.query as RawRequest['query'],
         body: args.body,
         idempotent: args.idempotent,
+        repeatable: args.repeatable,
         headers: args.headers,
       },
       options,

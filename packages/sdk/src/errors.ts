@@ -68,9 +68,14 @@ export class APIUserAbortError extends VerdictError {}
 const FALLBACK_CODES: Record<number, string> = {
   429: 'RATE_LIMIT_EXCEEDED',
   500: 'INTERNAL_ERROR',
-  502: 'PROVIDER_ERROR',
+  // a gateway's own 502/504 page says nothing about the content provider (the service's PROVIDER_ERROR has a body)
+  502: 'SERVICE_UNAVAILABLE',
   503: 'SERVICE_UNAVAILABLE',
+  504: 'SERVICE_UNAVAILABLE',
 };
+
+/** An error code as the service writes them (the rate-limit form may put it in `error`). */
+const CODE = /^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$/;
 
 function str(value: unknown): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;
@@ -120,9 +125,10 @@ export function parseErrorBody(
   }
   const retryAfter = num(root.retryAfter);
   const details = detailsOf(root.details) ?? (retryAfter !== undefined ? { retryAfter } : undefined);
+  const flatError = str(error);
   return {
-    code: str(root.code) ?? fallbackCode,
-    message: str(error) ?? str(root.message) ?? fallbackMessage,
+    code: str(root.code) ?? (flatError && CODE.test(flatError) ? flatError : undefined) ?? fallbackCode,
+    message: flatError ?? str(root.message) ?? fallbackMessage,
     details,
     requestId: str(root.requestId),
     ...(retryAfter !== undefined && { retryAfter }),

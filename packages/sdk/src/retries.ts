@@ -14,12 +14,13 @@ export function parseRetryAfter(value: string | null | undefined, now = Date.now
 }
 
 /**
- * How long to wait before retry number `retry` (0 = the first retry): the server's `Retry-After` when it gives a
- * usable one (0–60 s), else 1 s, 2 s, 4 s, … up to 60 s. No jitter: the schedule is the documented one.
+ * How long to wait before retry number `retry` (0 = the first retry): the server's `Retry-After` when it gives one,
+ * else 1 s, 2 s, 4 s, … up to 60 s. No jitter: the schedule is the documented one. Null when the server asks for
+ * more than 60 s: the call gives up with the error (which carries the wait) rather than ask again too early.
  */
-export function retryDelay(retry: number, retryAfter?: string | null, now = Date.now()): number {
+export function retryDelay(retry: number, retryAfter?: string | null, now = Date.now()): number | null {
   const fromServer = parseRetryAfter(retryAfter, now);
-  if (fromServer !== null && fromServer <= MAX_RETRY_DELAY_MS) return fromServer;
+  if (fromServer !== null) return fromServer <= MAX_RETRY_DELAY_MS ? fromServer : null;
   return Math.min(BASE_RETRY_DELAY_MS * 2 ** retry, MAX_RETRY_DELAY_MS);
 }
 

@@ -71,8 +71,8 @@ export function parseSignatureHeader(
       if (timestamp !== null || !/^\d{1,12}$/.test(val)) return null;
       timestamp = Number(val);
     } else if (key === 'v1') {
-      if (!HEX_SIGNATURE.test(val)) return null;
-      signatures.push(val);
+      // a malformed entry (another sender's, a future length) is skipped; the others may still verify
+      if (HEX_SIGNATURE.test(val)) signatures.push(val);
     }
   }
   if (timestamp === null || signatures.length === 0) return null;

@@ -73,7 +73,7 @@ describe('SDK types follow the server schemas', () => {
       v.webhooks.get(id),
       v.webhooks.update(id, { enabled: false }),
       v.webhooks.delete(id),
-      v.webhooks.test(id),
+      v.webhooks.test(id, { eventType: 'decision.created' }),
       v.webhooks.deliveries(id),
       v.webhooks.rotateSecret(id),
       v.keys.create({ name: 'k', scopes: ['check'] }),

@@ -43,10 +43,12 @@ describe('retry schedule (unit)', () => {
     const now = Date.parse('2026-01-01T00:00:00Z');
     expect(retryDelay(0, 'Thu, 01 Jan 2026 00:00:05 GMT', now)).toBe(5000);
     expect(parseRetryAfter('Wed, 31 Dec 2025 23:59:00 GMT', now)).toBe(0);
-    // Unusable or excessive values fall back to the schedule.
+    // Unusable values fall back to the schedule; a wait over 60 s is not retried at all (null): asking again
+    // earlier than the server says would only be refused again.
     expect(retryDelay(1, 'soon')).toBe(2000);
     expect(retryDelay(1, '-1')).toBe(2000);
-    expect(retryDelay(0, '3600')).toBe(1000);
+    expect(retryDelay(0, '3600')).toBeNull();
+    expect(retryDelay(0, '60')).toBe(60_000);
     expect(parseRetryAfter(null)).toBeNull();
   });
 });
@@ -266,6 +268,88 @@ describe('retries against a fault-injecting server', () => {
     server.respond({ status: 200, body: { dryRun: true } });
     await client().checkDryRun({ policyId: 'p', mockScores: { hate: 1 } });
     expect(keysOf()).toEqual([undefined]);
+  });
+
+  it('a Retry-After over 60 s gives up at once with the error and the wait, instead of asking again early', async () => {
+    delays = [];
+    server.respond({
+      status: 503,
+      body: errorBody('SERVICE_UNAVAILABLE'),
+      headers: { 'retry-after': '120' },
+    });
+    const error = await client()
+      .policies.list()
+      .catch((e) => e);
+    expect(error).toMatchObject({ status: 503, code: 'SERVICE_UNAVAILABLE' });
+    expect(error.headers.get('retry-after')).toBe('120');
+    expect(server.requests).toHaveLength(1);
+    expect(delays).toEqual([]);
+  });
+
+  it('a success whose body is not the service JSON is an error, never a result (a portal page is no verdict)', async () => {
+    server.respond({ status: 200, body: '<html>Sign in to the Wi-Fi</html>' });
+    const error = await client()
+      .check({ content: 'x', policyId: 'p' })
+      .catch((e) => e);
+    expect(error).toBeInstanceOf(VerdictError);
+    expect(error).toMatchObject({ status: 200, code: 'INVALID_RESPONSE' });
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('does not repeat a POST without an idempotency key after a failure that may have done its work', async () => {
+    delays = [];
+    server.respond({ status: 503, body: errorBody('SERVICE_UNAVAILABLE') });
+    expect(
+      await client()
+        .webhooks.rotateSecret('whk_1')
+        .catch((e) => e),
+    ).toMatchObject({ status: 503 });
+    expect(server.requests).toHaveLength(1);
+    server.respond({ destroy: true });
+    expect(
+      await client()
+        .keys.create({ name: 'k', scopes: ['check'] })
+        .catch((e) => e),
+    ).toBeInstanceOf(APIConnectionError);
+    expect(server.requests).toHaveLength(1);
+    // a 429 was refused before any work: that one is retried
+    server.respond(
+      { status: 429, body: errorBody('RATE_LIMIT_EXCEEDED') },
+      { status: 200, body: { success: true } },
+    );
+    await client().webhooks.test('whk_1', { eventType: 'decision.created' });
+    expect(server.requests).toHaveLength(2);
+    // a dry-run changes nothing, so it is retried like a GET
+    server.respond(
+      { status: 503, body: errorBody('SERVICE_UNAVAILABLE') },
+      { status: 200, body: { dryRun: true } },
+    );
+    await client().checkDryRun({ policyId: 'p', mockScores: { hate: 1 } });
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('uses an Idempotency-Key passed as a header, in any case, as the one key of the call', async () => {
+    for (const name of ['Idempotency-Key', 'idempotency-key', 'IDEMPOTENCY-KEY']) {
+      server.respond(
+        { status: 503, body: errorBody('SERVICE_UNAVAILABLE') },
+        { status: 200, body: CHECK_OK },
+      );
+      await client().check({ content: 'x', policyId: 'p' }, { headers: { [name]: 'mine-1' } });
+      expect(keysOf()).toEqual(['mine-1', 'mine-1']);
+    }
+  });
+
+  it('reads the code of a rate-limit body that carries it in `error`, and names a gateway page by its status', async () => {
+    server.respond({ status: 429, body: { error: 'BURST_LIMIT_EXCEEDED', retryAfter: 1 } });
+    const limited = await client({ maxRetries: 0 })
+      .policies.list()
+      .catch((e) => e);
+    expect(limited).toMatchObject({ code: 'BURST_LIMIT_EXCEEDED', message: 'BURST_LIMIT_EXCEEDED' });
+    server.respond({ status: 502, body: '<html>Bad Gateway</html>' });
+    const gateway = await client({ maxRetries: 0 })
+      .policies.list()
+      .catch((e) => e);
+    expect(gateway).toMatchObject({ status: 502, code: 'SERVICE_UNAVAILABLE' });
   });
 
   it('an aborted signal stops at once and is not retried', async () => {

@@ -1822,7 +1822,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Your own account, with the signing secret of ad-hoc webhook deliveries */
+    /** Your own account; keys with a webhooks scope (or admin) also see the signing secret of ad-hoc deliveries */
     get: {
       parameters: {
         query?: never;
@@ -2298,6 +2298,10 @@ export interface paths {
               error?: {
                 code: string;
                 message: string;
+                /** @description e.g. the item at fault: index, id, code */
+                details?: {
+                  [key: string]: unknown;
+                };
               };
             };
           };
@@ -2756,7 +2760,7 @@ export interface paths {
         content: {
           'application/json': {
             /** @description Event type (decisions §6.1) */
-            eventType?:
+            eventType:
               | 'decision.created'
               | 'decision.flagged'
               | 'decision.blocked'
@@ -2931,6 +2935,8 @@ export interface paths {
         query?: {
           /** @description Default 20, maximum 100 */
           limit?: string;
+          /** @description Default 0 */
+          offset?: string;
         };
         header?: never;
         path: {
@@ -2960,6 +2966,9 @@ export interface paths {
                 durationMs: number;
                 error: string | null;
               }[];
+              limit: number;
+              offset: number;
+              hasMore: boolean;
             };
           };
         };
@@ -3184,7 +3193,7 @@ export interface paths {
     put?: never;
     /**
      * Upload a video (multipart/form-data, ≤ 100 MB); analysed in the background
-     * @description Answers like /v1/video/check. Over 100 MB → 422 CONTENT_TOO_LARGE; not a decodable video → 422 INVALID_CONTENT; longer than maxDurationSeconds → 422 CONTENT_TOO_LARGE (`details.reason: "duration"`). An Idempotency-Key replays the first accepted upload without reading the new file.
+     * @description Answers like /v1/video/check. Over 100 MB → 422 CONTENT_TOO_LARGE; not a decodable video → 422 INVALID_CONTENT; longer than maxDurationSeconds → 422 CONTENT_TOO_LARGE (`details.reason: "duration"`). An Idempotency-Key replays the first accepted upload when the fields and the file are the same, and is 422 IDEMPOTENCY_KEY_REUSED when they differ.
      */
     post: {
       parameters: {
@@ -3507,6 +3516,10 @@ export interface paths {
               /** @description USD */
               totalCost?: number;
               framesProcessed?: number;
+              /** @description Frames the video was to give by its duration */
+              framesPlanned?: number;
+              /** @description The file broke off: fewer frames decoded than planned, and the result judges only those */
+              partial?: boolean;
               policyId?: string;
               policyVersion?: number;
               provider?: string;

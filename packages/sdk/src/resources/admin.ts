@@ -19,9 +19,12 @@ import type {
 export class Keys {
   constructor(private readonly client: APIClient) {}
 
-  /** Creates a key; the response's `key` is shown only here. */
+  /**
+   * Creates a key; the response's `key` is shown only here. Not idempotent (the service never stores a key, so it
+   * cannot replay one): it is retried only after a 429, never after a failure that may have created the key.
+   */
   create(params: KeyCreateParams, options?: RequestOptions): Promise<ApiKey> {
-    return this.client.call('post', '/v1/keys', { body: params, idempotent: true }, options);
+    return this.client.call('post', '/v1/keys', { body: params }, options);
   }
 
   list(params: KeyListParams = {}, options?: RequestOptions): Promise<KeyList> {

@@ -42,11 +42,7 @@ export class Webhooks {
   }
 
   /** Sends one signed event of `eventType` now and reports how the endpoint answered. */
-  test(
-    webhookId: string,
-    params: WebhookTestParams = {},
-    options?: RequestOptions,
-  ): Promise<WebhookTestResult> {
+  test(webhookId: string, params: WebhookTestParams, options?: RequestOptions): Promise<WebhookTestResult> {
     return this.client.call(
       'post',
       '/v1/webhooks/{webhookId}/test',
