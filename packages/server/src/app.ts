@@ -3,7 +3,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { registerAuth } from './api/plugins/auth.ts';
-import { registerErrorHandling } from './api/plugins/errors.ts';
+import { registerErrorHandling, sendError } from './api/plugins/errors.ts';
 import { registerIdempotency } from './api/plugins/idempotency.ts';
 import { registerRateLimits } from './api/plugins/rate-limit.ts';
 import { healthRoutes } from './api/routes/health.ts';
@@ -40,12 +40,26 @@ export async function buildApp(
     logger: options.logger ?? false,
     genReqId: () => newId('req'),
     bodyLimit: 1024 * 1024,
+    // a request (headers and body) must arrive within two minutes (a 100 MB upload at 1 MB/s): slow-body clients
+    // cannot hold sockets for ever (Fastify's default is no limit)
+    requestTimeout: 120_000,
+    // `/v1/policies/` is `/v1/policies`; an ID of any length reaches its route (and its 404), not a bare 414
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 8192 },
+    // A URL the router cannot decode (bad percent-encoding) gets the error shape and a request ID too
+    frameworkErrors: (error, request, reply) => {
+      reply.header('x-request-id', request.id);
+      sendError(reply, request, 'INVALID_PARAMETER', 'The URL is not valid (bad percent-encoding)', {
+        reason: error.code,
+      });
+    },
     // Bodies are validated by the domain, which owns the spec's error codes and is shared with batches and the
     // CLI; route schemas describe them for the OpenAPI document and type the handlers.
     schemaErrorFormatter: (errors) => new Error(errors[0]?.message ?? 'invalid'),
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(() => () => true);
+  // JSON only: a text/plain body would reach the handlers as a string (and fail as "content is required")
+  app.removeContentTypeParser('text/plain');
   const state: AppState = { shuttingDown: false };
 
   for (const schema of [ErrorBody, CheckResult, Decision, Policy, ApiKey, Account]) app.addSchema(schema);

@@ -9,15 +9,16 @@ export interface BootstrapResult {
 
 /**
  * Makes sure the operator account exists (decisions §0, §9). With VERDICT_BOOTSTRAP_KEY, an admin key with exactly
- * that value exists; otherwise an empty database gets one generated admin key, returned here to be printed once.
+ * that value exists; otherwise, when the operator account has never had a key, one admin key is generated and
+ * returned here to be printed once. `issueFirstKey: false` (the CLI's administrative commands, which print no key)
+ * leaves that to the first start of the service, so running `verdict accounts list` first does not swallow it.
  */
-export async function bootstrap(ctx: AppContext): Promise<BootstrapResult> {
+export async function bootstrap(
+  ctx: AppContext,
+  options: { issueFirstKey?: boolean } = {},
+): Promise<BootstrapResult> {
   let operator = await ctx.accounts.findOperator();
-  let createdOperator = false;
-  if (!operator) {
-    operator = await ctx.accounts.create({ name: 'Operator' }, { isOperator: true });
-    createdOperator = true;
-  }
+  if (!operator) operator = await ctx.accounts.create({ name: 'Operator' }, { isOperator: true });
   const bootstrapKey = ctx.secrets.bootstrapKey;
   if (bootstrapKey) {
     if (!(await ctx.keys.findByKey(bootstrapKey))) {
@@ -29,7 +30,8 @@ export async function bootstrap(ctx: AppContext): Promise<BootstrapResult> {
     }
     return { operator, firstKey: null };
   }
-  if (createdOperator) {
+  // revoked keys count: an operator who revoked every key gets no new one printed to the logs by a restart
+  if (options.issueFirstKey !== false && (await ctx.keys.list(null, operator.accountId)).length === 0) {
     const { key } = await ctx.keys.create(null, {
       name: 'first-start admin',
       scopes: ['admin'],

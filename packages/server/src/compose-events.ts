@@ -1,5 +1,4 @@
-import fs from 'node:fs';
-import type { Config } from './config.ts';
+import { type Config, extraCa } from './config.ts';
 import { BatchService } from './domain/batches.ts';
 import type { CheckService } from './domain/checks.ts';
 import type { DecisionStore } from './domain/decisions.ts';
@@ -28,16 +27,6 @@ export interface EventsContext {
   outboxRelay: OutboxRelay;
 }
 
-/** Reads VERDICT_CA_FILE once at start: extra CAs trusted for outbound HTTPS. */
-export function readExtraCa(config: Config): string | undefined {
-  if (!config.caFile) return undefined;
-  try {
-    return fs.readFileSync(config.caFile, 'utf8');
-  } catch (error) {
-    throw new Error(`VERDICT_CA_FILE: cannot read ${config.caFile}: ${(error as Error).message}`);
-  }
-}
-
 export function createQueue(config: Config, database: DatabaseHandle): Queue {
   return config.redisUrl
     ? new RedisQueue({ url: config.redisUrl, leaseMs: config.jobLeaseMs })
@@ -61,7 +50,7 @@ export function createEventsContext(
   const eventRepository = new EventRepository(db);
   const webhookRepository = new WebhookRepository(db);
   const events = new EventOutbox(eventRepository);
-  const ca = readExtraCa(config);
+  const ca = extraCa(config);
   const webhookDeliverer = new WebhookDeliverer(webhookRepository, eventRepository, deps.accounts, {
     allowPrivate: config.allowPrivateUrls,
     ...(ca !== undefined && { ca }),

@@ -1,6 +1,5 @@
-import fs from 'node:fs';
 import path from 'node:path';
-import type { Config } from './config.ts';
+import { type Config, extraCa } from './config.ts';
 import type { CheckService } from './domain/checks.ts';
 import type { DecisionStore } from './domain/decisions.ts';
 import type { EventOutbox } from './domain/events.ts';
@@ -22,7 +21,7 @@ export function videoFetchOptions(config: Config, extra: Partial<VideoFetchOptio
   return {
     allowPrivate: config.allowPrivateUrls,
     allowHttp: config.allowHttpMedia ?? false,
-    ...(config.caFile && { ca: fs.readFileSync(config.caFile) }),
+    ...(config.caFile && { ca: extraCa(config) }),
     ...extra,
   };
 }

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -130,9 +131,48 @@ function parseEvidenceTtl(env: Env): number {
   return ms;
 }
 
+/** PEM text of each CA file read, by path: the image, video and webhook fetchers share one read. */
+const caTexts = new Map<string, string>();
+
+/** The PEM certificates of a CA file, read once per file; ConfigError when it cannot be read or holds none. */
+function readCaFile(file: string): string {
+  let text = caTexts.get(file);
+  if (text !== undefined) return text;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new ConfigError(
+      'VERDICT_CA_FILE',
+      `cannot read ${file} (${(error as NodeJS.ErrnoException).code})`,
+    );
+  }
+  if (!text.includes('-----BEGIN CERTIFICATE-----'))
+    throw new ConfigError(
+      'VERDICT_CA_FILE',
+      `${file} holds no PEM certificate (-----BEGIN CERTIFICATE-----)`,
+    );
+  caTexts.set(file, text);
+  return text;
+}
+
+/** VERDICT_CA_FILE: a readable file of PEM certificates (a wrong path or format is refused at start). */
+function parseCaFile(env: Env): string | null {
+  const raw = str(env, 'VERDICT_CA_FILE');
+  if (raw === undefined) return null;
+  const file = path.resolve(raw);
+  readCaFile(file);
+  return file;
+}
+
+/** Extra CAs trusted for outbound HTTPS (VERDICT_CA_FILE), for every fetcher. */
+export function extraCa(config: Pick<Config, 'caFile'>): string | undefined {
+  return config.caFile ? readCaFile(config.caFile) : undefined;
+}
+
 /** Reads, validates and defaults every setting of decisions §0. Throws ConfigError with a clear message. */
 export function loadConfig(env: Env = process.env): { config: Config; secrets: Secrets } {
-  const port = parseInteger(env, 'PORT', 8080, 0, 65535);
+  // not 0: the public URL (evidence links, cURL commands) must name the port the service listens on
+  const port = parseInteger(env, 'PORT', 8080, 1, 65535);
   const host = str(env, 'HOST') ?? '127.0.0.1';
   const dataDir = path.resolve(str(env, 'VERDICT_DATA_DIR') ?? './data');
   const databaseUrl = str(env, 'DATABASE_URL');
@@ -177,7 +217,7 @@ export function loadConfig(env: Env = process.env): { config: Config; secrets: S
       burstPerSecond: parseInteger(env, 'VERDICT_RATE_LIMIT_BURST_PER_SECOND', 200, 1, 1_000_000),
       onRedisError: parseChoice(env, 'VERDICT_RATE_LIMIT_ON_REDIS_ERROR', ['open', 'closed'], 'open'),
     },
-    caFile: str(env, 'VERDICT_CA_FILE') ? path.resolve(str(env, 'VERDICT_CA_FILE')!) : null,
+    caFile: parseCaFile(env),
     jobLeaseMs: parseInteger(env, 'VERDICT_JOB_LEASE_MS', 30_000, 500, 3_600_000),
     workerConcurrency: parseInteger(env, 'VERDICT_WORKER_CONCURRENCY', 16, 1, 256),
     imageWorkers: parseInteger(env, 'VERDICT_IMAGE_WORKERS', os.availableParallelism(), 1, 256),

@@ -1,8 +1,7 @@
-import fs from 'node:fs';
 import { Redis } from 'ioredis';
 import { createEventsContext, type EventsContext } from './compose-events.ts';
 import { createVideoEvaluator, createVideoService } from './compose-videos.ts';
-import type { Config, Secrets } from './config.ts';
+import { type Config, extraCa, type Secrets } from './config.ts';
 import { AccountService } from './domain/accounts.ts';
 import { CheckService } from './domain/checks.ts';
 import { DecisionService, DecisionStore } from './domain/decisions.ts';
@@ -96,7 +95,7 @@ export async function createContext(
     new ImageEvaluator(imageProvider, {
       allowPrivate: config.allowPrivateUrls,
       allowHttp: config.allowHttpMedia ?? false,
-      ...(config.caFile && { ca: fs.readFileSync(config.caFile) }),
+      ...(config.caFile && { ca: extraCa(config) }),
       ...overrides.imageFetch,
     }),
   );

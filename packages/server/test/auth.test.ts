@@ -15,7 +15,11 @@ describe.each(engines)('authentication, keys and accounts (%s)', (engine) => {
     t.request('POST', '/v1/check', { key, headers, body: { content: 'hi', policyId: 'default' } });
 
   it('answers the four 401 codes', async () => {
-    expect((await check(null)).body.error.code).toBe('MISSING_API_KEY');
+    const missing = await check(null);
+    expect(missing.body.error.code).toBe('MISSING_API_KEY');
+    expect(missing.headers['www-authenticate']).toBe('Bearer realm="verdict"');
+    const wrong = await check('vk_not_a_real_key_000000000');
+    expect(wrong.headers['www-authenticate']).toMatch(/^Bearer realm="verdict", error="invalid_token"/);
     expect((await check(null, { authorization: 'Basic abc' })).body.error.code).toBe('INVALID_API_KEY');
     expect((await check('vk_not_a_real_key_000000000')).body.error.code).toBe('INVALID_API_KEY');
     const expired = await t.request('POST', '/v1/keys', {
@@ -140,6 +144,12 @@ describe.each(engines)('authentication, keys and accounts (%s)', (engine) => {
     const me = await t.request('GET', '/v1/account');
     expect(me.body.isOperator).toBe(true);
     expect(me.body.signingSecret).toMatch(/^whsec_/);
+    // a key that does not manage webhooks does not see the secret that signs them
+    const checker = await t.newKey(['check', 'decisions:read'], me.body.accountId);
+    const seen = await t.request('GET', '/v1/account', { key: checker.key });
+    expect(seen.status).toBe(200);
+    expect(seen.body.accountId).toBe(me.body.accountId);
+    expect(seen.body.signingSecret).toBeUndefined();
     for (const body of [
       {},
       { name: '' },
@@ -159,6 +169,9 @@ describe.each(engines)('authentication, keys and accounts (%s)', (engine) => {
       [{ name: 'x', scopes: [] }, 'MISSING_REQUIRED_FIELD'],
       [{ name: 'x', scopes: ['root'] }, 'INVALID_SCOPE'],
       [{ name: 'x', scopes: ['check'], expiresAt: 'tomorrow' }, 'INVALID_PARAMETER'],
+      [{ name: 'x', scopes: ['check'], expiresAt: 'March 7, 2030' }, 'INVALID_PARAMETER'],
+      [{ name: 'x', scopes: ['check'], expiresAt: 12345 }, 'INVALID_PARAMETER'],
+      [{ name: 'x', scopes: ['check'], expiresAt: '2030-03-07T10:00' }, 'INVALID_PARAMETER'],
       [{ name: 'x', scopes: ['check'], rateLimit: { perMinute: 0, burstPerSecond: 1 } }, 'INVALID_PARAMETER'],
       [{ name: 'x', scopes: ['check'], accountId: 'acc_missing' }, 'ACCOUNT_NOT_FOUND'],
     ];

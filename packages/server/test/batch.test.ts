@@ -170,6 +170,26 @@ describe('batches: synchronous and asynchronous', () => {
     expect(provider.calls).toBe(callsBefore); // nothing was evaluated
     expect(await countRows('decisions', accountId)).toBe(0);
     expect(await countRows('events', accountId)).toBe(0);
+    // An item found invalid only when its URL is fetched (after the others were evaluated) is reported the same
+    // way, with its own reason, and nothing is stored or counted.
+    const usageBefore = (await t.request('GET', '/v1/usage', { key })).body;
+    const fetched = await t.request('POST', '/v1/batch/check', {
+      key,
+      body: {
+        policyId: 'default',
+        items: [ok, { id: 'img', content: `${receiver.url}/not-an-image.png`, contentType: 'image' }],
+      },
+    });
+    expect(fetched.status).toBe(422);
+    expect(fetched.body.error.code).toBe('INVALID_BATCH_ITEM');
+    expect(fetched.body.error.details).toMatchObject({
+      index: 1,
+      id: 'img',
+      code: 'INVALID_IMAGE_URL',
+      field: 'items[1].content',
+    });
+    expect(await countRows('decisions', accountId)).toBe(0);
+    expect((await t.request('GET', '/v1/usage', { key })).body).toEqual(usageBefore);
     const noScope = await t.newKey(['decisions:read']);
     const denied = await t.request('POST', '/v1/batch/check', {
       key: noScope.key,
@@ -287,6 +307,36 @@ describe('batches: synchronous and asynchronous', () => {
     expect(await countRows('batches', accountId)).toBe(0);
     expect(await countRows('decisions', accountId)).toBe(0);
     expect(await countRows('jobs')).toBe(jobsBefore);
+  });
+
+  it('async: an item whose URL fails when fetched fails the batch, naming the item in moderation.failed', async () => {
+    const { key, webhookUrl, path } = await account();
+    const res = await t.request('POST', '/v1/batch/check/async', {
+      key,
+      body: {
+        policyId: 'default',
+        webhookUrl,
+        items: [
+          { id: 'ok', content: 'fine' },
+          { id: 'img', content: `${receiver.url}/not-an-image.png`, contentType: 'image' },
+        ],
+      },
+    });
+    expect(res.status).toBe(202);
+    const deadline = Date.now() + 15_000;
+    let batch: any;
+    do {
+      await sleep(100);
+      batch = (await t.request('GET', `/v1/batch/${res.body.batchId}`, { key })).body;
+    } while (batch.status === 'processing' && Date.now() < deadline);
+    const error = {
+      code: 'INVALID_BATCH_ITEM',
+      details: { index: 1, id: 'img', code: 'INVALID_IMAGE_URL', field: 'items[1].content' },
+    };
+    expect(batch).toMatchObject({ status: 'failed', error });
+    while (!receiver.requests.some((r) => r.path === path) && Date.now() < deadline) await sleep(50);
+    const event = receiver.requests.find((r) => r.path === path)!;
+    expect(event.json).toMatchObject({ type: 'moderation.failed', data: { status: 'failed', error } });
   });
 
   it('async: idempotent — a repeat answers the same batch and processes it once', async () => {

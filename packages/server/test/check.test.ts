@@ -79,6 +79,7 @@ describe('POST /v1/check (text) and dry-run', () => {
       'INVALID_METADATA',
       'metadata',
     ],
+    [{ content: 'x', policyId: '' }, 422, 'INVALID_POLICY_ID', 'policyId'],
     [{ content: 'x'.repeat(32 * 1024 + 1), policyId: 'default' }, 422, 'CONTENT_TOO_LARGE', 'content'],
     [{ content: 'é'.repeat(16 * 1024 + 1), policyId: 'default' }, 422, 'CONTENT_TOO_LARGE', 'content'],
   ])('rejects %j with %i %s', async (body, status, code, field) => {
@@ -102,6 +103,25 @@ describe('POST /v1/check (text) and dry-run', () => {
     }
   });
 
+  it('replaces lone UTF-16 surrogates by U+FFFD: the text checked and stored is the same valid text', async () => {
+    // JSON can carry half of a surrogate pair ("\ud800"); it is not a character
+    const payload = '{"content":"hate:0.9 a\\ud800b \\udc00c \\ud83d\\ude00","policyId":"default"}';
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/v1/check',
+      headers: { authorization: `Bearer ${t.adminKey}`, 'content-type': 'application/json' },
+      payload,
+    });
+    expect(res.statusCode).toBe(200);
+    const stored = await t.request('GET', `/v1/decisions/${res.json().decisionId}`);
+    expect(stored.body.content).toBe('hate:0.9 a\ufffdb \ufffdc 😀');
+    // a 32 KB text of lone surrogates is 96 KB of UTF-8 once they are characters: too large
+    const big = await t.request('POST', '/v1/check', {
+      body: { content: '\ud800'.repeat(11_000), policyId: 'default' },
+    });
+    expect(big.body.error.code).toBe('CONTENT_TOO_LARGE');
+  });
+
   it('answers malformed JSON with 400 INVALID_JSON and oversized bodies with 422', async () => {
     const bad = await t.app.inject({
       method: 'POST',
@@ -118,7 +138,10 @@ describe('POST /v1/check (text) and dry-run', () => {
       payload: JSON.stringify({ policyId: 'p', yamlContent: 'x'.repeat(2 * 1024 * 1024) }),
     });
     expect(big.statusCode).toBe(422);
-    expect(big.json().error.code).toBe('CONTENT_TOO_LARGE');
+    expect(big.json().error).toMatchObject({
+      code: 'CONTENT_TOO_LARGE',
+      details: { reason: 'body', maxBytes: 1024 * 1024 },
+    });
   });
 
   it('maps a provider failure to 502 PROVIDER_ERROR and hides internals of unexpected errors', async () => {

@@ -1,11 +1,8 @@
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from './helpers/app.ts';
 import { engines } from './helpers/databases.ts';
 import { KeywordProvider } from './helpers/keyword-provider.ts';
-
-const run = promisify(execFile);
+import { curlArguments } from './helpers/process.ts';
 
 describe.each(engines)('decisions: get, list, replay, curl (%s)', (engine) => {
   let t: TestApp;
@@ -69,7 +66,7 @@ describe.each(engines)('decisions: get, list, replay, curl (%s)', (engine) => {
     expect(page3.body.decisions.map((d: any) => d.decisionId)).toEqual([ids[0]]);
     expect(page3.body.hasMore).toBe(false);
     expect((await t.request('GET', '/v1/decisions', { key })).body.limit).toBe(20);
-    for (const q of ['limit=0', 'limit=101', 'limit=abc', 'offset=-1', 'limit=1.5']) {
+    for (const q of ['limit=0', 'limit=101', 'limit=abc', 'offset=-1', 'limit=1.5', 'limit=', 'offset=']) {
       const bad = await t.request('GET', `/v1/decisions?${q}`, { key });
       expect(bad.status, q).toBe(422);
       expect(bad.body.error.code).toBe('INVALID_PARAMETER');
@@ -148,17 +145,64 @@ describe.each(engines)('decisions: get, list, replay, curl (%s)', (engine) => {
     expect(curl).not.toContain(t.adminKey);
     expect(curl).toContain(`'http://127.0.0.1:8080/v1/check'`);
     // Parse it with a real shell: echo the arguments instead of running curl, and check the JSON body survived.
-    const { stdout } = await run('bash', ['-c', `curl() { printf '%s\\n' "$@"; }; ${curl}`], {
-      env: { VERDICT_API_KEY: 'vk_example', PATH: process.env.PATH },
-    });
-    const args = stdout.split('\n');
+    const { args, body } = await curlArguments(curl, { VERDICT_API_KEY: 'vk_example' });
     expect(args).toContain('Authorization: Bearer vk_example');
-    const body = JSON.parse(args[args.indexOf('--data-raw') + 1]!);
     expect(body).toEqual({
       content,
       policyId: 'default',
       contentType: 'text',
       metadata: { note: "O'Brien" },
     });
+  });
+
+  it('keeps a long text once in the stored decision; the cURL body and replay still have it', async () => {
+    const content = `${'a long text about cats and weather. '.repeat(600)}end`;
+    const original = await t.request('POST', '/v1/check', { body: { content, policyId: 'default' } });
+    const id = original.body.decisionId as string;
+    const row = await t.ctx.database.db
+      .selectFrom('decisions')
+      .select(['content', 'request'])
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
+    expect(row.content).toBe(content);
+    expect(row.request).not.toContain('cats');
+    expect(row.request.length).toBeLessThan(500);
+    const { curl } = (await t.request('GET', `/v1/decisions/${id}/curl`)).body;
+    const body = JSON.parse(curl.slice(curl.indexOf("--data-raw '") + 12, curl.lastIndexOf("'")));
+    expect(Object.keys(body)).toEqual(['content', 'policyId', 'contentType']);
+    expect(body.content).toBe(content);
+    const replay = await t.request('POST', `/v1/decisions/${id}/replay`, { body: { policyId: 'default' } });
+    expect(replay.status).toBe(200);
+    expect((await t.request('GET', `/v1/decisions/${replay.body.decisionId}`)).body.content).toBe(content);
+  });
+});
+
+describe.each(engines)('replay with the bundled text model (%s)', (engine) => {
+  it('shows highlights of categories the original policy did not list (they are kept with the decision)', async () => {
+    const t = await createTestApp({ engine });
+    try {
+      const policy = await t.request('POST', '/v1/policies', {
+        body: {
+          policyId: 'spam-only',
+          yamlContent: 'name: Spam only\ncategories:\n  spam: { threshold: 0.5, action: block }\n',
+        },
+      });
+      expect(policy.status).toBe(201);
+      const text = 'you are a fucking idiot';
+      const original = await t.request('POST', '/v1/check', {
+        body: { content: text, policyId: 'spam-only' },
+      });
+      expect(original.body.categories.map((c: any) => c.category)).toEqual(['spam']);
+      const replay = await t.request('POST', `/v1/decisions/${original.body.decisionId}/replay`, {
+        body: { policyId: 'default' },
+      });
+      const fresh = await t.request('POST', '/v1/check', { body: { content: text, policyId: 'default' } });
+      const spans = (r: any) =>
+        Object.fromEntries(r.body.categories.map((c: any) => [c.category, c.highlights ?? []]));
+      expect(spans(fresh).profanity.length).toBeGreaterThan(0);
+      expect(spans(replay)).toEqual(spans(fresh));
+    } finally {
+      await t.close();
+    }
   });
 });

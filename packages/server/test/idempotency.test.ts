@@ -66,6 +66,65 @@ describe.each(engines)('idempotency (%s)', (engine) => {
       body: { content: 'a', policyId: 'default', requestId: 'k'.repeat(256) },
     });
     expect(long.body.error.code).toBe('INVALID_PARAMETER');
+    // 255 characters, counted as characters (each emoji is two UTF-16 units)
+    const emoji = await t.request('POST', '/v1/check', {
+      body: { content: 'a', policyId: 'default', requestId: '😀'.repeat(255) },
+    });
+    expect(emoji.status).toBe(200);
+    expect(
+      (
+        await t.request('POST', '/v1/check', {
+          body: { content: 'a', policyId: 'default', requestId: '😀'.repeat(256) },
+        })
+      ).body.error.code,
+    ).toBe('INVALID_PARAMETER');
+    // only the top-level requestId is the key: a requestId inside metadata is data
+    const nested = { content: 'a', policyId: 'default', requestId: 'k-nested' };
+    await t.request('POST', '/v1/check', { body: { ...nested, metadata: { requestId: 'one' } } });
+    const otherNested = await t.request('POST', '/v1/check', {
+      body: { ...nested, metadata: { requestId: 'two' } },
+    });
+    expect(otherNested.body.error.code).toBe('IDEMPOTENCY_KEY_REUSED');
+  });
+
+  it('answers a body nested too deeply to hash with 422, not 500', async () => {
+    const depth = 20_000;
+    const payload = `{"content":"a","policyId":"default","metadata":{"x":${'['.repeat(depth)}${']'.repeat(depth)}}}`;
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/v1/check',
+      headers: {
+        authorization: `Bearer ${t.adminKey}`,
+        'content-type': 'application/json',
+        'idempotency-key': 'deep',
+      },
+      payload,
+    });
+    expect(res.statusCode).toBe(422);
+  });
+
+  it("a key without the route's permission gets 403, never the stored response of another key", async () => {
+    const body = { content: 'a', policyId: 'default', requestId: 'privileged' };
+    const first = await t.request('POST', '/v1/check', { body });
+    expect(first.status).toBe(200);
+    const operator = (await t.request('GET', '/v1/account')).body.accountId as string;
+    const reader = await t.newKey(['policies:read'], operator); // same account: its keys share idempotency keys
+    const replay = await t.request('POST', '/v1/check', { key: reader.key, body });
+    expect(replay.status).toBe(403);
+    expect(replay.body.error.code).toBe('INSUFFICIENT_PERMISSIONS');
+    const probe = await t.request('POST', '/v1/check', { key: reader.key, body: { ...body, content: 'b' } });
+    expect(probe.body.error.code).toBe('INSUFFICIENT_PERMISSIONS');
+  });
+
+  it('never stores a new API key: POST /v1/keys is not idempotent, and no stored response holds a vk_ key', async () => {
+    const created = await t.request('POST', '/v1/keys', {
+      body: { name: 'k', scopes: ['check'] },
+      headers: { 'idempotency-key': 'key-create' },
+    });
+    expect(created.status).toBe(201);
+    const rows = await t.ctx.database.db.selectFrom('idempotency_keys').select(['key', 'response']).execute();
+    expect(rows.some((r) => r.key === 'key-create')).toBe(false);
+    expect(rows.some((r) => (r.response ?? '').includes(created.body.key))).toBe(false);
   });
 
   it('keys are per account', async () => {

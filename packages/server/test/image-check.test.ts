@@ -1,8 +1,12 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { differenceHash, hashDistance, MAX_IMAGE_BYTES } from '../src/media/image.ts';
 import { createTestApp, type TestApp } from './helpers/app.ts';
 import { dataUri, PDF, photo, pngBombHeader, SVG, serve, type TestServer } from './helpers/images.ts';
+import { curlArguments } from './helpers/process.ts';
 
 /**
  * Image checks through POST /v1/check with the real nsfwjs model in its worker pool. The address check stays ON:
@@ -189,6 +193,25 @@ describe('POST /v1/check with contentType image', () => {
     });
     const sexual = (r: any) => r.categories.find((c: any) => c.category === 'sexual').score;
     expect(sexual(replay.body)).toBe(sexual(first.body));
+  });
+
+  it("renders a cURL command that reproduces an inline image's check from the image file", async () => {
+    const first = await check(jpeg.toString('base64'));
+    const { curl } = (await t.request('GET', `/v1/decisions/${first.body.decisionId}/curl`)).body;
+    expect(curl).toContain('$VERDICT_IMAGE_FILE');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'verdict-curl-'));
+    try {
+      const file = path.join(dir, "it's a photo.jpg");
+      fs.writeFileSync(file, jpeg);
+      // a real shell runs the command, with curl replaced by a function that prints its arguments
+      const { body } = await curlArguments(curl, { VERDICT_API_KEY: 'vk_example', VERDICT_IMAGE_FILE: file });
+      expect(body).toEqual({ content: jpeg.toString('base64'), policyId: 'default', contentType: 'image' });
+      const again = await t.request('POST', '/v1/check', { body });
+      expect(again.status).toBe(200);
+      expect(again.body.categories).toEqual(first.body.categories);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it.each([

@@ -81,7 +81,10 @@ describe.each(stores)('rate limits (%s store)', (store) => {
     expect(refused.status).toBe(429);
     expect(refused.body.error.code).toBe('BURST_LIMIT_EXCEEDED');
     expect(refused.headers['retry-after']).toBe('1');
-    expect(refused.body.error.details.retryAfter).toBe(1);
+    expect(refused.body.error.details).toEqual({ retryAfter: 1, limit: 2, window: 'second' });
+    // the headers still describe the sustained window: the refused request counted too
+    expect(refused.headers['x-ratelimit-limit']).toBe('100');
+    expect(refused.headers['x-ratelimit-remaining']).toBe('97');
     await sleep(1100);
     expect((await check(key)).status).toBe(200);
   });
@@ -95,8 +98,29 @@ describe.each(stores)('rate limits (%s store)', (store) => {
     const retryAfter = Number(refused.headers['retry-after']);
     expect(retryAfter).toBeGreaterThanOrEqual(1);
     expect(retryAfter).toBeLessThanOrEqual(60);
-    expect(refused.body.error.details.retryAfter).toBe(retryAfter);
+    expect(refused.body.error.details).toEqual({ retryAfter, limit: 3, window: 'minute' });
     expect(refused.headers['x-ratelimit-remaining']).toBe('0');
+  });
+
+  it('reports the sustained limit when both are exceeded (waiting out the second would not help)', async () => {
+    const { key } = await limitedKey(2, 2);
+    for (let i = 0; i < 2; i++) expect((await check(key)).status).toBe(200);
+    const refused = await check(key);
+    expect(refused.body.error.code).toBe('RATE_LIMIT_EXCEEDED');
+    expect(refused.body.error.details.window).toBe('minute');
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(1);
+  });
+
+  it('keeps counting a key across a change of its limits (a new limit does not start a new count)', async () => {
+    const { key, id } = await limitedKey(3, 100);
+    for (let i = 0; i < 3; i++) expect((await check(key)).status).toBe(200);
+    await t.request('PATCH', `/v1/keys/${id}`, {
+      body: { rateLimit: { perMinute: 4, burstPerSecond: 100 } },
+    });
+    const fourth = await check(key);
+    expect(fourth.status).toBe(200);
+    expect(fourth.headers['x-ratelimit-remaining']).toBe('0');
+    expect((await check(key)).status).toBe(429);
   });
 
   it('applies the service defaults to keys without an override, and PATCH changes a key', async () => {
@@ -228,6 +252,7 @@ describe.each(engines)('usage, quotas and trials (%s)', (engine) => {
     });
     expect(tooMany.status).toBe(402);
     expect(tooMany.body.error).toMatchObject({ code: 'QUOTA_EXCEEDED', details: { used: 3, requested: 3 } });
+    expect(tooMany.body.error.message).toMatch(/needs 3 evaluations; 2 of this month's 5 are left/);
     expect(provider.calls).toBe(calls);
     const asyncRefused = await t.request('POST', '/v1/batch/check/async', {
       key,
@@ -249,6 +274,12 @@ describe.each(engines)('usage, quotas and trials (%s)', (engine) => {
     const res = await t.request('POST', '/v1/check', { key, body: { content: 'x', policyId: 'default' } });
     expect(res.status).toBe(402);
     expect(res.body.error.code).toBe('TRIAL_EXPIRED');
+    // a video is refused before its URL is fetched (this one could not be)
+    const video = await t.request('POST', '/v1/video/check', {
+      key,
+      body: { videoUrl: 'https://video.invalid/a.mp4', policyId: 'default' },
+    });
+    expect(video.body.error.code).toBe('TRIAL_EXPIRED');
   });
 });
 

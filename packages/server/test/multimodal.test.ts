@@ -11,6 +11,7 @@ import { KeywordProvider } from './helpers/keyword-provider.ts';
 describe('POST /v1/check/multimodal', () => {
   let t: TestApp;
   let server: TestServer;
+  const provider = new KeywordProvider();
   let jpeg: Buffer;
   let png: Buffer;
   const held: Array<() => void> = [];
@@ -45,7 +46,7 @@ describe('POST /v1/check/multimodal', () => {
     });
     t = await createTestApp({
       config: { allowPrivateUrls: true, allowHttpMedia: true },
-      overrides: { textProvider: new KeywordProvider() },
+      overrides: { textProvider: provider },
     });
   });
   afterAll(async () => {
@@ -121,6 +122,53 @@ describe('POST /v1/check/multimodal', () => {
     expect(curl.body.curl).toContain('/v1/check/multimodal');
   });
 
+  it('replays under another policy from the stored item scores, fetching and evaluating nothing', async () => {
+    const url = `${server.url}/photo.jpg`;
+    const policy = await t.request('POST', '/v1/policies', {
+      body: {
+        policyId: 'lenient-hate',
+        yamlContent:
+          'name: Lenient\ncategories:\n  hate: { threshold: 0.95, action: warn }\n  sexual: { threshold: 0.99, action: flag }\n',
+      },
+    });
+    expect(policy.status).toBe(201);
+    const original = await mm({ text: 'look at this hate:0.9', images: [url] });
+    expect(original.body.action).toBe('block');
+    const fetches = server.total();
+    const calls = provider.calls;
+    const replay = await t.request('POST', `/v1/decisions/${original.body.decisionId}/replay`, {
+      body: { policyId: 'lenient-hate' },
+    });
+    expect(replay.status, JSON.stringify(replay.body)).toBe(200);
+    expect(server.total()).toBe(fetches);
+    expect(provider.calls).toBe(calls);
+    expect(replay.body).toMatchObject({
+      action: 'allow',
+      replayOf: original.body.decisionId,
+      policyId: 'lenient-hate',
+    });
+    const stored = await t.request('GET', `/v1/decisions/${replay.body.decisionId}`);
+    expect(stored.body.contentType).toBe('multimodal');
+    expect(stored.body.results.map((r: any) => [r.contentType, r.action])).toEqual([
+      ['text', 'allow'],
+      ['image', 'allow'],
+    ]);
+    // the item scores are the original's, under the new policy's categories
+    const score = (r: any, c: string) => r.categories.find((x: any) => x.category === c)?.score;
+    expect(score(stored.body.results[0], 'hate')).toBe(0.9);
+    expect(score(stored.body.results[1], 'sexual')).toBe(score(original.body.results[1], 'sexual'));
+    expect(stored.body).not.toHaveProperty('replayData');
+    // and back under the original policy: the original decision again
+    const back = await t.request('POST', `/v1/decisions/${replay.body.decisionId}/replay`, {
+      body: { policyId: 'default' },
+    });
+    expect(back.body.action).toBe('block');
+    const backStored = await t.request('GET', `/v1/decisions/${back.body.decisionId}`);
+    expect(backStored.body.results.map((r: any) => r.categories)).toEqual(
+      original.body.results.map((r: any) => r.categories),
+    );
+  });
+
   it('accepts images alone and text alone', async () => {
     const images = await mm({ images: [dataUri(jpeg)] });
     expect(images.status, JSON.stringify(images.body)).toBe(200);
@@ -158,6 +206,8 @@ describe('POST /v1/check/multimodal', () => {
   it.each([
     [{}, 'MISSING_REQUIRED_FIELD'],
     [{ images: [] }, 'MISSING_REQUIRED_FIELD'],
+    // an empty image list next to a video is not "nothing": the video is judged (here: refused for its scheme)
+    [{ images: [], video: 'ftp://example.com/a.mp4' }, 'INVALID_VIDEO_URL'],
     [{ text: null, images: null }, 'MISSING_REQUIRED_FIELD'],
     [{ images: 'https://example.com/a.jpg' }, 'INVALID_CONTENT'],
     [{ images: [42] }, 'INVALID_CONTENT'],
@@ -175,6 +225,17 @@ describe('POST /v1/check/multimodal', () => {
     const res = await mm(body as Record<string, unknown>);
     expect(res.body.error?.code, JSON.stringify(res.body)).toBe(code);
     expect(res.status).toBe(code === 'POLICY_NOT_FOUND' ? 404 : 422);
+  });
+
+  it('renders a cURL command that reads each inline image from its own file', async () => {
+    const res = await mm({ text: 'hi', images: [dataUri(jpeg), `${server.url}/a.jpg`, dataUri(jpeg)] });
+    expect(res.status).toBe(200);
+    const { curl } = (await t.request('GET', `/v1/decisions/${res.body.decisionId}/curl`)).body;
+    expect(curl).toContain('$VERDICT_IMAGE_FILE_1');
+    expect(curl).toContain('$VERDICT_IMAGE_FILE_2');
+    expect(curl).not.toContain('$VERDICT_IMAGE_FILE_3');
+    expect(curl).toContain(`${server.url}/a.jpg`);
+    expect(curl).not.toContain('sha256:');
   });
 
   it('fails the request when an image URL is not an image, naming the item', async () => {

@@ -67,6 +67,63 @@ describe('health, readiness, OpenAPI and docs', () => {
     });
     expect(xml.statusCode).toBe(415);
     expect(xml.json().error.code).toBe('UNSUPPORTED_MEDIA_TYPE');
+    // text/plain is not parsed either (it used to reach the handler as a string: "content is required")
+    const text = await t.app.inject({
+      method: 'POST',
+      url: '/v1/check',
+      headers: { authorization: `Bearer ${t.adminKey}`, 'content-type': 'text/plain' },
+      payload: JSON.stringify({ content: 'hi', policyId: 'default' }),
+    });
+    expect(text.statusCode).toBe(415);
+    expect(text.json().error.code).toBe('UNSUPPORTED_MEDIA_TYPE');
+  });
+
+  it('answers a JSON body of null, a number or an array with 422 naming the missing field, never 500', async () => {
+    for (const url of [
+      '/v1/check',
+      '/v1/check/dry-run',
+      '/v1/check/multimodal',
+      '/v1/batch/check',
+      '/v1/policies',
+    ]) {
+      for (const payload of ['null', '1', '[]', '"x"']) {
+        const res = await t.app.inject({
+          method: 'POST',
+          url,
+          headers: { authorization: `Bearer ${t.adminKey}`, 'content-type': 'application/json' },
+          payload,
+        });
+        expect([url, payload, res.statusCode, res.json().error.code]).toEqual([
+          url,
+          payload,
+          422,
+          'MISSING_REQUIRED_FIELD',
+        ]);
+      }
+    }
+  });
+
+  it('answers malformed or very long IDs in the path with the error shape, never a bare framework error', async () => {
+    const long = await t.request('GET', `/v1/decisions/dec_${'x'.repeat(300)}`);
+    expect(long.status).toBe(404);
+    expect(long.body.error.code).toBe('DECISION_NOT_FOUND');
+    expect((await t.request('GET', `/v1/webhooks/wh_${'x'.repeat(300)}`, { key: null })).status).toBe(401);
+    const bad = await t.request('GET', '/v1/decisions/%zz');
+    expect(bad.status).toBe(422);
+    expect(bad.body.error).toMatchObject({
+      code: 'INVALID_PARAMETER',
+      requestId: bad.headers['x-request-id'],
+    });
+  });
+
+  it('gives every request two minutes to arrive, so slow-body clients cannot hold sockets for ever', () => {
+    expect(t.app.server.requestTimeout).toBe(120_000);
+  });
+
+  it('takes a trailing slash as the same route', async () => {
+    const res = await t.request('GET', '/v1/policies/');
+    expect(res.status).toBe(200);
+    expect(res.body.policies.map((p: { policyId: string }) => p.policyId)).toContain('default');
   });
 
   it('readiness turns 503 when storage is gone', async () => {

@@ -3,7 +3,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tempDir } from './helpers/databases.ts';
-import { startServerProcess, verdict } from './helpers/process.ts';
+import { firstStartKey, startServerProcess, verdict } from './helpers/process.ts';
 
 const dirs: string[] = [];
 const newDataDir = () => {
@@ -29,12 +29,7 @@ describe('the service as a process', () => {
     const dataDir = newDataDir();
     const server = await startServerProcess({ VERDICT_DATA_DIR: dataDir, LOG_LEVEL: 'info' });
     try {
-      // The first-start banner follows the "listening" line in later writes: wait for it.
-      const keyPattern = /\n {2}(vk_[A-Za-z0-9_-]+)\n/;
-      for (let waited = 0; !keyPattern.test(server.output()) && waited < 5000; waited += 25) {
-        await new Promise((r) => setTimeout(r, 25));
-      }
-      const key = keyPattern.exec(server.output())?.[1];
+      const key = await firstStartKey(server);
       expect(key, server.output()).toBeTruthy();
       expect(server.output()).toContain(`listening on ${server.url}`);
       const res = await post(`${server.url}/v1/check`, key!, {
@@ -49,6 +44,8 @@ describe('the service as a process', () => {
         res.body.categories.find((c: any) => c.category === 'toxicity').highlights.length,
       ).toBeGreaterThan(0);
       expect(fs.existsSync(path.join(dataDir, 'verdict.db'))).toBe(true);
+      // the database holds secrets: readable by the service's user only
+      expect(fs.statSync(path.join(dataDir, 'verdict.db')).mode & 0o077).toBe(0);
     } finally {
       server.child.kill('SIGTERM');
       expect(await server.exited).toBe(0);
@@ -148,7 +145,35 @@ describe('the service as a process', () => {
     expect(res.stderr).toContain('Invalid PORT: expected an integer, got "eighty"');
     const pg = await verdict(['serve'], { VERDICT_DATA_DIR: newDataDir(), DATABASE_URL: 'mysql://x' });
     expect(pg.stderr).toContain('Invalid DATABASE_URL');
-  });
+    // values that are well-formed but do not work name their setting too (they were bare system errors)
+    for (const [env, message] of [
+      [{ HOST: 'not_a_host!!' }, 'Invalid HOST: cannot listen on not_a_host!!'],
+      [{ VERDICT_CA_FILE: '/nonexistent/ca.pem' }, 'Invalid VERDICT_CA_FILE: cannot read'],
+      [{ DATABASE_URL: 'postgres://nobody@127.0.0.1:1/x' }, 'Invalid DATABASE_URL: cannot connect'],
+      [{ PORT: '0' }, 'Invalid PORT: expected 1–65535, got 0'],
+    ] as const) {
+      const res = await verdict(['serve'], {
+        VERDICT_DATA_DIR: newDataDir(),
+        VERDICT_TEXT_WARMUP: 'false',
+        ...env,
+      });
+      expect([res.code, res.stderr]).toEqual([2, expect.stringContaining(message)]);
+    }
+  }, 60_000);
+
+  it('exits 2 for bad usage: an unknown option, a missing argument or subcommand, a bad option value', async () => {
+    const env = { VERDICT_DATA_DIR: newDataDir() };
+    for (const args of [
+      ['check', 'hello', '--bogus-option'],
+      ['decisions'],
+      ['policies', 'apply'],
+      ['keys', 'create', '--scopes', 'check', '--expires', 'soon'],
+    ]) {
+      const res = await verdict(args, env);
+      expect([args.join(' '), res.code]).toEqual([args.join(' '), 2]);
+    }
+    expect((await verdict(['--help'], env)).code).toBe(0);
+  }, 60_000);
 });
 
 describe('the verdict CLI', () => {
@@ -215,6 +240,12 @@ describe('the verdict CLI', () => {
 
     const server = await startServerProcess(env);
     try {
+      // the commands above made no admin key of their own: the first start still prints one, and it works
+      const firstKey = await firstStartKey(server);
+      expect(firstKey, server.output()).toBeTruthy();
+      expect(
+        (await post(`${server.url}/v1/check`, firstKey!, { content: 'hi', policyId: 'default' })).status,
+      ).toBe(200);
       const ok = await post(`${server.url}/v1/check`, key.key, { content: 'hello', policyId: 'default' });
       expect(ok.status).toBe(200);
       const revoke = await verdict(['keys', 'revoke', key.id], env);

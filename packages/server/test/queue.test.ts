@@ -12,8 +12,10 @@ import {
   type TaskDefinition,
 } from '../src/jobs/queue.ts';
 import { RedisQueue } from '../src/jobs/redis-queue.ts';
+import { startWorker } from '../src/jobs/worker.ts';
 import { migrateToLatest, openDatabase } from '../src/storage/database.ts';
-import { freshDatabase, TEST_DATABASE_URL, TEST_REDIS_URL, tempDir } from './helpers/databases.ts';
+import { createTestApp } from './helpers/app.ts';
+import { engines, freshDatabase, TEST_DATABASE_URL, TEST_REDIS_URL, tempDir } from './helpers/databases.ts';
 
 if (!TEST_REDIS_URL)
   process.stderr.write('[verdict tests] TEST_REDIS_URL is not set: the Redis queue is skipped\n');
@@ -281,4 +283,66 @@ describe.each(kinds)('job queue ($name)', (kind) => {
       expect(peak).toBeGreaterThanOrEqual(2);
     });
   });
+});
+
+describe.each(engines)('failed jobs in the embedded queue (%s)', (engine) => {
+  it("are kept for a week, then the worker's sweep deletes them; other jobs stay", async () => {
+    const t = await createTestApp({ engine });
+    const db = t.ctx.database.db;
+    const at = (ms: number) => new Date(Date.now() + ms).toISOString();
+    const row = (id: string, state: string, runAt: string) => ({
+      id,
+      name: 'gone',
+      data: 'null',
+      state,
+      attempts: 5,
+      max_attempts: 5,
+      run_at: runAt,
+      locked_until: null,
+      locked_by: null,
+      last_error: state === 'failed' ? 'Attempts used up' : null,
+      created_at: runAt,
+      updated_at: runAt,
+    });
+    const week = 7 * 86_400_000;
+    await db
+      .insertInto('jobs')
+      .values([
+        row('failed_old', 'failed', at(-week - 60_000)),
+        row('failed_recent', 'failed', at(-week + 60_000)),
+        row('pending_later', 'pending', at(3_600_000)),
+      ])
+      .execute();
+    const ids = async () =>
+      (await db.selectFrom('jobs').select('id').where('name', '=', 'gone').orderBy('id').execute()).map(
+        (r) => r.id,
+      );
+    const worker = startWorker(t.ctx);
+    try {
+      const deadline = Date.now() + 10_000;
+      while ((await ids()).includes('failed_old') && Date.now() < deadline) await sleep(50);
+      expect(await ids()).toEqual(['failed_recent', 'pending_later']);
+    } finally {
+      await worker.stop();
+      await t.close();
+    }
+  });
+});
+
+describe('BullMQ queue with Redis unreachable', () => {
+  it('answers ping with false within a second, and stops and closes within seconds', async () => {
+    const queue = new RedisQueue({
+      url: 'redis://127.0.0.1:1',
+      prefix: 'verdict-test-down',
+      leaseMs: LEASE_MS,
+    });
+    const pinged = Date.now();
+    expect(await queue.ping()).toBe(false);
+    expect(Date.now() - pinged).toBeLessThan(2500);
+    const consumer = queue.consume([{ name: 'never', handle: async () => {} }], { concurrency: 1 });
+    const closing = Date.now();
+    await consumer.stop({ timeoutMs: 500 });
+    await queue.close();
+    expect(Date.now() - closing).toBeLessThan(10_000);
+  }, 20_000);
 });

@@ -69,21 +69,27 @@ describe('video checks: URL and upload, progress, results, evidence, events', ()
       body: { name: 'video', ...(options.quota !== undefined && { monthlyQuota: options.quota }) },
     });
     const { key } = await t.newKey(
-      options.scopes ?? ['check', 'decisions:read', 'policies:write'],
+      options.scopes ?? ['check', 'decisions:read', 'policies:write', 'webhooks:read'],
       created.body.accountId,
     );
-    const secret = (await t.request('GET', '/v1/account', { key })).body.signingSecret as string;
-    receiver.secrets.push(secret);
+    // keys without a webhooks scope do not see the signing secret (nor need it here)
+    const secret = (await t.request('GET', '/v1/account', { key })).body.signingSecret as string | undefined;
+    if (secret) receiver.secrets.push(secret);
     return { key, accountId: created.body.accountId as string };
   }
 
-  const upload = (key: string, fields: Record<string, string>, file?: { name: string; bytes: Buffer }) => {
+  const upload = (
+    key: string,
+    fields: Record<string, string>,
+    file?: { name: string; bytes: Buffer },
+    headers: Record<string, string> = {},
+  ) => {
     const { body, contentType } = multipartBody(fields, file);
     return t.app
       .inject({
         method: 'POST',
         url: '/v1/video/upload',
-        headers: { authorization: `Bearer ${key}`, 'content-type': contentType },
+        headers: { authorization: `Bearer ${key}`, 'content-type': contentType, ...headers },
         payload: body,
       })
       .then((r) => ({ status: r.statusCode, body: r.json(), headers: r.headers }));
@@ -131,7 +137,32 @@ describe('video checks: URL and upload, progress, results, evidence, events', ()
     startTheWorker();
     const done = await completed(key, res.body.decisionId);
     expect(done.body.results).toHaveLength(8);
+    expect(done.body).toMatchObject({
+      framesProcessed: 8,
+      framesPlanned: 8,
+      partial: false,
+      progress: { framesProcessed: 8, framesTotal: 8, percentComplete: 100 },
+      estimatedCompletion: done.body.completedAt ?? expect.any(String),
+    });
     expect(done.body.results.map((f: any) => f.timestamp)).toEqual([0, 0.5, 1, 1.5, 2, 2.5, 3, 3.5]);
+  });
+
+  it('spreads maxFrames over the whole video when it is longer than maxFrames intervals', async () => {
+    startTheWorker();
+    const { key } = await account();
+    const res = await t.request('POST', '/v1/video/check', {
+      key,
+      body: {
+        videoUrl: `${media.url}/long.mp4`,
+        policyId: 'default',
+        extractionStrategy: { frameInterval: 1, maxFrames: 3 },
+      },
+    });
+    expect(res.status).toBe(202);
+    expect(res.body.estimatedFrames).toBe(3);
+    const done = await completed(key, res.body.decisionId);
+    // a 6 s video: every 2 s instead of the first 3 s only
+    expect(done.body.results.map((f: any) => f.timestamp)).toEqual([0, 2, 4]);
   });
 
   it('analyses a URL video: per-frame results, the stored decision, and moderation.completed to webhookUrl', async () => {
@@ -330,8 +361,8 @@ describe('video checks: URL and upload, progress, results, evidence, events', ()
   it('counts only the frames actually judged when a video yields fewer than estimated', async () => {
     startTheWorker();
     const { key } = await account({ quota: 100 });
-    // moov first, stream cut half-way: the probe says 4 s (4 frames), only the first seconds decode.
-    const fast = makeVideo(dir, 'half.mp4', { seconds: 4, faststart: true });
+    // moov first, stream cut half-way: the probe says 10 s (10 frames), only the first seconds decode.
+    const fast = makeVideo(dir, 'half.mp4', { seconds: 10, faststart: true });
     const half = truncated(fast, Math.floor(fs.statSync(fast).size * 0.5), 'half-cut.mp4');
     const res = await upload(
       key,
@@ -339,11 +370,13 @@ describe('video checks: URL and upload, progress, results, evidence, events', ()
       { name: 'half.mp4', bytes: fs.readFileSync(half) },
     );
     expect(res.status, JSON.stringify(res.body)).toBe(202);
-    expect(res.body.estimatedFrames).toBe(4);
+    expect(res.body.estimatedFrames).toBe(10);
     const done = await completed(key, res.body.decisionId);
     const judged = done.body.results.length as number;
     expect(judged).toBeGreaterThan(0);
-    expect(judged).toBeLessThan(4);
+    expect(judged).toBeLessThan(8);
+    // the result says it judged only part of the video
+    expect(done.body).toMatchObject({ framesProcessed: judged, framesPlanned: 10, partial: true });
     const usage = await t.request('GET', '/v1/usage', { key });
     expect(usage.body.breakdown.videoFrames).toBe(judged);
     expect(usage.body.evaluations).toBe(judged);
@@ -463,12 +496,18 @@ describe('video checks: URL and upload, progress, results, evidence, events', ()
       body: { videoUrl: `${media.url}/clip.mp4`, policyId: 'default', extractionStrategy: { maxFrames: 1 } },
     });
     expect(res.status).toBe(202);
+    // the key that submits may poll its result (results can always be polled; async batches are the same)
     const status = await t.request('GET', `/v1/video/status/${res.body.decisionId}`, { key: submitter.key });
-    expect(status.status).toBe(403);
+    expect(status.status).toBe(200);
+    const webhooksOnly = await account({ scopes: ['webhooks:read'] });
+    const noScope = await t.request('GET', `/v1/video/status/${res.body.decisionId}`, {
+      key: webhooksOnly.key,
+    });
+    expect(noScope.status).toBe(403);
     const other = await account();
     const hidden = await t.request('GET', `/v1/video/result/${res.body.decisionId}`, { key: other.key });
     expect(hidden.status).toBe(404);
-    expect(hidden.body.error.code).toBe('VIDEO_NOT_FOUND');
+    expect(hidden.body.error.code).toBe('DECISION_NOT_FOUND');
     const unauthenticated = await t.request('GET', `/v1/video/status/${res.body.decisionId}`, { key: null });
     expect(unauthenticated.status).toBe(401);
   });
@@ -487,6 +526,38 @@ describe('video checks: URL and upload, progress, results, evidence, events', ()
     expect(again.status).toBe(202);
     expect(again.body.decisionId).toBe(first.body.decisionId);
     expect(again.headers['idempotent-replayed']).toBe('true');
+  });
+
+  it('upload idempotency compares the fields and the file: a different one with the same key is refused', async () => {
+    const { key } = await account();
+    const headers = { 'idempotency-key': `up-${Date.now()}` };
+    const bytes = fs.readFileSync(clip);
+    const fields = { policyId: 'default', maxFrames: '1' };
+    const first = await upload(key, fields, { name: 'a.mp4', bytes }, headers);
+    expect(first.status).toBe(202);
+    const uploads = path.join(t.config.dataDir, 'uploads');
+    const stored = fs.readdirSync(uploads).length;
+    const again = await upload(key, fields, { name: 'renamed.mp4', bytes }, headers);
+    expect(again.status).toBe(202);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body.decisionId).toBe(first.body.decisionId);
+    const otherFile = await upload(
+      key,
+      fields,
+      { name: 'a.mp4', bytes: Buffer.concat([bytes, Buffer.from([0])]) },
+      headers,
+    );
+    expect(otherFile.status).toBe(422);
+    expect(otherFile.body.error.code).toBe('IDEMPOTENCY_KEY_REUSED');
+    const otherField = await upload(
+      key,
+      { ...fields, policyId: 'strict' },
+      { name: 'a.mp4', bytes },
+      headers,
+    );
+    expect(otherField.body.error.code).toBe('IDEMPOTENCY_KEY_REUSED');
+    // the replayed and refused uploads left no file behind
+    expect(fs.readdirSync(uploads).length).toBeLessThanOrEqual(stored);
   });
 
   it('rejects bad inputs before accepting anything', async () => {
@@ -520,7 +591,7 @@ describe('video checks: URL and upload, progress, results, evidence, events', ()
       body: { videoUrl: `${media.url}/cut.mp4`, policyId: 'default' },
     });
     expect(cutUrl.status).toBe(422);
-    expect(cutUrl.body.error.code).toBe('INVALID_CONTENT');
+    expect(cutUrl.body.error).toMatchObject({ code: 'INVALID_CONTENT', details: { field: 'videoUrl' } });
 
     const tooLong = await upload(
       key,
@@ -665,6 +736,30 @@ describe('video checks: URL and upload, progress, results, evidence, events', ()
 });
 
 describe('the frame stream', () => {
+  it('judges a clip shorter than half an interval on its first frame (the fps filter gives none)', async () => {
+    const dir = tempDir('verdict-frames-');
+    try {
+      const spec = { intervalSeconds: 1, maxFrames: 60, maxDurationSeconds: 10, timeoutMs: 20_000 };
+      for (const seconds of [0.1, 0.3]) {
+        const file = makeVideo(dir, `short-${seconds}.mp4`, { seconds });
+        const frames = [];
+        for await (const f of extractFrames(file, spec)) frames.push(f);
+        expect(
+          frames.map((f) => [f.index, f.timestamp]),
+          `${seconds} s`,
+        ).toEqual([[0, 0]]);
+        expect(frames[0]!.jpeg.subarray(0, 2).toString('hex')).toBe('ffd8');
+      }
+      // a clip of a few intervals still gives one frame per interval, no extra one
+      const four = makeVideo(dir, 'four.mp4', { seconds: 4 });
+      const frames = [];
+      for await (const f of extractFrames(four, spec)) frames.push(f);
+      expect(frames).toHaveLength(4);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('splits concatenated JPEGs however the bytes are chunked, and refuses what is not JPEG', async () => {
     const dir = tempDir('verdict-frames-');
     try {

@@ -247,7 +247,10 @@ describe('webhooks: registration, signed deliveries, retries and disabling', () 
     expect(hits()[0]!.verifiedWith).toBe(webhook.secret);
 
     receiver.responder = (r) => (r.path === path ? { status: 500 } : { status: 200 });
-    const failed = await t.request('POST', `/v1/webhooks/${webhook.id}/test`, { key, body: {} });
+    const failed = await t.request('POST', `/v1/webhooks/${webhook.id}/test`, {
+      key,
+      body: { eventType: 'decision.created' },
+    });
     receiver.responder = () => ({ status: 200 });
     expect(failed.body).toMatchObject({ success: false, responseCode: 500 });
     const bad = await t.request('POST', `/v1/webhooks/${webhook.id}/test`, {
@@ -256,9 +259,25 @@ describe('webhooks: registration, signed deliveries, retries and disabling', () 
     });
     expect(bad.status).toBe(422);
     expect(bad.body.error.code).toBe('INVALID_EVENT_TYPE');
+    const missing = await t.request('POST', `/v1/webhooks/${webhook.id}/test`, { key, body: {} });
+    expect(missing.status).toBe(422);
+    expect(missing.body.error).toMatchObject({
+      code: 'MISSING_REQUIRED_FIELD',
+      details: { field: 'eventType' },
+    });
     const log = await deliveries(key, webhook.id);
     expect(log.map((d) => d.status)).toEqual(['failed', 'succeeded']);
     expect(log[0]).toMatchObject({ attempt: 1, responseCode: 500, eventType: 'decision.created' });
+    // a test moderation.failed is shaped like a real batch failure
+    await t.request('POST', `/v1/webhooks/${webhook.id}/test`, {
+      key,
+      body: { eventType: 'moderation.failed' },
+    });
+    expect(hits()[hits().length - 1]!.json.data).toMatchObject({
+      status: 'failed',
+      processedItems: 0,
+      error: { code: expect.any(String), message: expect.any(String) },
+    });
   });
 
   it('delivers decision.created / flagged / blocked for every stored decision, signed, with data.id', async () => {
@@ -472,6 +491,15 @@ describe('webhooks: registration, signed deliveries, retries and disabling', () 
     );
     expect(all.map((d) => d.id)).toEqual([...all.map((d) => d.id)].sort().reverse());
     expect(await deliveries(key, webhook.id, '?limit=2')).toHaveLength(2);
+    // pages: offset reaches the older attempts, hasMore says whether there are more
+    const page = await t.request('GET', `/v1/webhooks/${webhook.id}/deliveries?limit=2&offset=1`, { key });
+    expect(page.body.deliveries.map((d: any) => d.id)).toEqual(all.slice(1, 3).map((d) => d.id));
+    expect(page.body).toMatchObject({ limit: 2, offset: 1, hasMore: all.length > 3 });
+    const last = await t.request('GET', `/v1/webhooks/${webhook.id}/deliveries?offset=${all.length - 1}`, {
+      key,
+    });
+    expect(last.body.deliveries.map((d: any) => d.id)).toEqual([all[all.length - 1]!.id]);
+    expect(last.body.hasMore).toBe(false);
     for (const limit of ['0', '101', 'abc']) {
       const res = await t.request('GET', `/v1/webhooks/${webhook.id}/deliveries?limit=${limit}`, { key });
       expect(res.status).toBe(422);

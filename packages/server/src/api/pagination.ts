@@ -6,7 +6,7 @@ export function parsePagination(
   defaults = { limit: 20, max: 100 },
 ): { limit: number; offset: number } {
   const parse = (value: unknown, field: string, fallback: number, min: number, max: number) => {
-    if (value === undefined || value === '') return fallback;
+    if (value === undefined) return fallback;
     if (typeof value !== 'string' || !/^\d{1,9}$/.test(value) || Number(value) < min || Number(value) > max) {
       throw new AppError('INVALID_PARAMETER', `${field} must be an integer from ${min} to ${max}`, { field });
     }

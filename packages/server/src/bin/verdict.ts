@@ -1,4 +1,5 @@
-import { Command, Option } from 'commander';
+import fs from 'node:fs';
+import { Command, CommanderError, Option } from 'commander';
 import { bootstrap } from '../bootstrap.ts';
 import { registerClientCommands } from '../cli/index.ts';
 import { type Config, ConfigError, loadConfig, parseDuration, type Secrets } from '../config.ts';
@@ -14,7 +15,9 @@ import { migrateToLatest, openDatabase } from '../storage/database.ts';
 
 function configOrExit(): { config: Config; secrets: Secrets } {
   try {
-    return loadConfig();
+    const loaded = loadConfig();
+    ensureDataDir(loaded.config.dataDir);
+    return loaded;
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`verdict: ${error.message}\n`);
@@ -22,6 +25,35 @@ function configOrExit(): { config: Config; secrets: Secrets } {
     }
     throw error;
   }
+}
+
+/** The data directory exists (it is created) and is writable: checked at start, named in the error. */
+function ensureDataDir(dir: string): void {
+  try {
+    fs.mkdirSync(dir, { recursive: true });
+    fs.accessSync(dir, fs.constants.W_OK);
+  } catch (error) {
+    throw new ConfigError(
+      'VERDICT_DATA_DIR',
+      `cannot create or write ${dir} (${(error as NodeJS.ErrnoException).code})`,
+    );
+  }
+}
+
+/**
+ * A start-up failure caused by a setting, as a message naming it (the address to listen on, the database), or
+ * null for anything else.
+ */
+function settingAtFault(error: unknown, config: Config): string | null {
+  const e = error as NodeJS.ErrnoException & { hostname?: string; syscall?: string };
+  if (e.syscall === 'listen' || (e.syscall === 'getaddrinfo' && e.hostname === config.host)) {
+    if (e.code === 'EADDRINUSE') return `Invalid PORT: ${config.port} is already in use`;
+    if (e.code === 'EACCES') return `Invalid PORT: no permission to listen on ${config.port}`;
+    return `Invalid HOST: cannot listen on ${config.host} (${e.code})`;
+  }
+  if (config.database.kind === 'postgres' && typeof e.code === 'string' && /^(E[A-Z]+|28|3D)/.test(e.code))
+    return `Invalid DATABASE_URL: cannot connect to the database (${e.code}: ${e.message})`;
+  return null;
 }
 
 /** Runs an administrative command directly against the configured database. */
@@ -39,7 +71,7 @@ async function withContext<T>(fn: (ctx: AppContext) => Promise<T>): Promise<T> {
     secrets,
   );
   try {
-    await bootstrap(ctx);
+    await bootstrap(ctx, { issueFirstKey: false }); // the first start of the service prints the first key
     return await fn(ctx);
   } finally {
     await ctx.close();
@@ -55,7 +87,7 @@ function parseExpiry(value: string | undefined): string | undefined {
   const ms = parseDuration(value);
   if (ms !== null) return new Date(Date.now() + ms).toISOString();
   if (Number.isNaN(Date.parse(value)))
-    throw new Error(`--expires: expected a duration (30d, 12h) or an ISO date, got "${value}"`);
+    throw new UsageError(`--expires: expected a duration (30d, 12h) or an ISO date, got "${value}"`);
   return new Date(value).toISOString();
 }
 
@@ -63,13 +95,23 @@ function parseQuota(value: string | undefined): number | null | undefined {
   if (value === undefined) return undefined;
   if (value === 'none' || value === 'unlimited') return null;
   if (!/^\d+$/.test(value))
-    throw new Error(`--quota: expected a non-negative integer or "none", got "${value}"`);
+    throw new UsageError(`--quota: expected a non-negative integer or "none", got "${value}"`);
   return Number(value);
 }
 
+// Files the service writes (the SQLite database and its WAL, uploads, evidence frames) are its own: the database
+// holds webhook secrets and the evidence signing key.
+process.umask(0o077);
+
+/** Bad usage or input of an administrative command: exit 2, like commander's own usage errors. */
+class UsageError extends Error {}
+
 const program = new Command('verdict')
   .description('Verdict: self-hosted content decisions. Settings come from the environment (see README).')
-  .showHelpAfterError();
+  .showHelpAfterError()
+  // usage errors (unknown option, missing argument) are thrown, so that they exit 2, not commander's 1; set before
+  // the commands are added, which inherit it
+  .exitOverride();
 
 program
   .command('serve', { isDefault: true })
@@ -77,7 +119,12 @@ program
   .option('--no-worker', 'API only; run `verdict worker` processes for background jobs (scaled out)')
   .action(async (opts: { worker: boolean }) => {
     const { config, secrets } = configOrExit();
-    const server = await startServer(config, secrets, { worker: opts.worker });
+    const server = await startServer(config, secrets, { worker: opts.worker }).catch((error: unknown) => {
+      const message = settingAtFault(error, config);
+      if (message === null) throw error;
+      process.stderr.write(`verdict: ${message}\n`);
+      process.exit(2);
+    });
     const log = server.app.log;
     const text = server.ctx.providers.get('text');
     if (text instanceof LocalTextProvider && text.warmUpMs !== null)
@@ -327,6 +374,14 @@ accounts
 registerClientCommands(program);
 
 program.parseAsync(process.argv).catch((error: unknown) => {
+  if (error instanceof CommanderError) {
+    // commander has printed its message (or the help): --help and --version succeed, the rest is bad usage
+    process.exit(error.exitCode === 0 ? 0 : 2);
+  }
+  if (error instanceof UsageError) {
+    process.stderr.write(`verdict: ${error.message}\n`);
+    process.exit(2);
+  }
   if (isAppError(error)) {
     process.stderr.write(`verdict: ${error.code}: ${error.message}\n`);
   } else {

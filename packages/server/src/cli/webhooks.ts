@@ -84,7 +84,7 @@ export function registerWebhookCommands(program: Command, io: CliIO): void {
       .option('--event <type>', `event type: ${EVENT_TYPES.join(', ')}`, 'moderation.completed'),
   ).action(
     action(io, async (webhookId: string, opts: ClientOptions & { event: string }) => {
-      const [eventType] = eventList(opts.event, '--event');
+      const eventType = eventList(opts.event, '--event')[0]!;
       const result = await makeClient(opts, io).webhooks.test(webhookId, { eventType });
       if (opts.json) printJson(io, result);
       else {

@@ -9,7 +9,7 @@ import { AppError, isAppError } from './errors.ts';
 import { buildEvent, type EventOutbox } from './events.ts';
 import { newId } from './ids.ts';
 import type { PolicyService } from './policies/service.ts';
-import { hasScope, type Principal, requireScope, workerPrincipal } from './principal.ts';
+import { type Principal, requireAnyScope, requireScope, workerPrincipal } from './principal.ts';
 import {
   coverDecisions,
   type UsageService,
@@ -65,8 +65,17 @@ function itemResult(id: string, d: DecisionRecord): BatchItemResult {
   return { id, safe: d.safe, flagged: d.flagged, action: d.action, decisionId: d.decisionId };
 }
 
-function invalidItem(index: number, id: unknown, code: string, message: string, field?: unknown): AppError {
+function invalidItem(
+  index: number,
+  id: unknown,
+  code: string,
+  message: string,
+  field?: unknown,
+  /** the item error's own details (reason, limits), kept next to index, id and code */
+  details?: Record<string, unknown>,
+): AppError {
   return new AppError('INVALID_BATCH_ITEM', `Item ${index} is invalid: ${message}`, {
+    ...details,
     index,
     id: typeof id === 'string' ? id : null,
     code,
@@ -165,7 +174,8 @@ export class BatchService {
         });
         prepared.push({ index, id, check });
       } catch (error) {
-        if (isAppError(error)) throw invalidItem(index, id, error.code, error.message, error.details?.field);
+        if (isAppError(error))
+          throw invalidItem(index, id, error.code, error.message, error.details?.field, error.details);
         throw error;
       }
     }
@@ -178,9 +188,24 @@ export class BatchService {
   }
 
   private evaluateAll(principal: Principal, items: PreparedItem[]): Promise<DecisionRecord[]> {
-    return mapLimit(items, EVALUATION_CONCURRENCY, (item) =>
-      this.checks.evaluate(principal, item.check, { requestId: null, path: '/v1/check' }),
-    );
+    return mapLimit(items, EVALUATION_CONCURRENCY, async (item) => {
+      try {
+        return await this.checks.evaluate(principal, item.check, { requestId: null, path: '/v1/check' });
+      } catch (error) {
+        // Content found invalid only when fetched or decoded (a private, missing or non-image URL) is an invalid
+        // item like one refused up front; quota and provider errors concern the whole batch.
+        if (isAppError(error) && error.status < 500 && error.status !== 402 && error.status !== 429)
+          throw invalidItem(
+            item.index,
+            item.id,
+            error.code,
+            error.message,
+            error.details?.field,
+            error.details,
+          );
+        throw error;
+      }
+    });
   }
 
   /** `POST /v1/batch/check`: one stored decision per item, all stored together. */
@@ -236,7 +261,7 @@ export class BatchService {
   }
 
   async get(principal: Principal, batchId: string) {
-    if (!hasScope(principal, 'decisions:read')) requireScope(principal, 'check');
+    requireAnyScope(principal, 'decisions:read', 'check');
     const batch = await this.repository.get(batchId, principal.accountId);
     if (!batch) throw new AppError('BATCH_NOT_FOUND', `Batch ${batchId} does not exist`, { batchId });
     const results = await this.repository.results(batchId);
@@ -298,7 +323,7 @@ export class BatchService {
     if (batch?.status !== 'processing') return;
     const processedItems = await this.repository.processedCount(batchId);
     const failure = isAppError(error)
-      ? { code: error.code, message: error.message }
+      ? { code: error.code, message: error.message, ...(error.details && { details: error.details }) }
       : { code: 'INTERNAL_ERROR', message: 'The batch could not be processed' };
     await this.db.transaction().execute(async (trx) => {
       if (!(await this.repository.finish(trx, batchId, 'failed', failure, new Date().toISOString()))) return;

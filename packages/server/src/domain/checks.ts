@@ -1,11 +1,12 @@
 import { performance } from 'node:perf_hooks';
-import type { DecisionRecord } from '../storage/repositories/decisions.ts';
+import type { DecisionRecord, ReplayData } from '../storage/repositories/decisions.ts';
 import { requireField, validateContentType, validateLanguage, validateMetadata } from './content.ts';
 import type { DecisionService, DecisionStore } from './decisions.ts';
 import { applyPolicy, type CategoryResult, type Highlight, type PolicyOutcome } from './engine.ts';
 import { AppError } from './errors.ts';
 import type { EvaluatorRegistry, PreparedContent } from './evaluators.ts';
 import { newId } from './ids.ts';
+import { replayMultimodal } from './multimodal.ts';
 import type { Policy } from './policies/policy.ts';
 import type { PolicyService } from './policies/service.ts';
 import { type Principal, requireScope } from './principal.ts';
@@ -31,6 +32,37 @@ export interface CheckRequest {
 }
 
 const round = (ms: number) => Math.round(ms * 1000) / 1000;
+
+/** What every replay of `original` records the same way: its content and metadata, the link, the request. */
+function replayFields(original: DecisionRecord, policy: Policy, requestId: string | null, started: number) {
+  const request = original.request as { path?: string; body?: object };
+  return {
+    content: original.content,
+    contentType: original.contentType,
+    metadata: original.metadata,
+    requestId,
+    replayOf: original.decisionId,
+    ...(original.media && { media: original.media }),
+    request: {
+      path: request.path ?? '/v1/check',
+      body: { ...(request.body ?? {}), policyId: policy.policyId },
+    },
+    latency: round(performance.now() - started),
+  };
+}
+
+/** The highlights of categories the outcome does not list: kept with the decision for replays under other policies. */
+function replayHighlights(
+  all: Partial<Record<CategoryName, Highlight[]>> | undefined,
+  outcome: PolicyOutcome,
+): ReplayData | null {
+  if (!all) return null;
+  const listed = new Set<string>(outcome.categories.map((c) => c.category));
+  const out: Partial<Record<CategoryName, Highlight[]>> = {};
+  for (const [category, highlights] of Object.entries(all) as [CategoryName, Highlight[] | undefined][])
+    if (!listed.has(category) && highlights && highlights.length > 0) out[category] = highlights;
+  return Object.keys(out).length > 0 ? { highlights: out } : null;
+}
 
 function highlightsOf(categories: CategoryResult[]): Partial<Record<CategoryName, Highlight[]>> {
   const out: Partial<Record<CategoryName, Highlight[]>> = {};
@@ -112,6 +144,7 @@ export class CheckService {
       request,
       latency: round(performance.now() - started),
       ...(evaluation.media && { media: evaluation.media }),
+      replayData: replayHighlights(evaluation.result.highlights, outcome),
     });
   }
 
@@ -193,14 +226,29 @@ export class CheckService {
     requireField(body.policyId, 'policyId');
     const original = await this.decisions.find(principal.accountId, decisionId);
     const policy = await this.policies.resolve(principal, body.policyId);
-    if (original.contentType === 'multimodal') {
-      throw new AppError('INVALID_CONTENT', 'Multi-modal decisions cannot be replayed as a whole', {
-        decisionId,
-      });
+    const multimodal = original.contentType === 'multimodal' ? replayMultimodal(original, policy) : null;
+    if (original.contentType === 'multimodal' && !multimodal) {
+      throw new AppError(
+        'INVALID_CONTENT',
+        'This multi-modal decision was stored without its items’ scores and cannot be replayed',
+        { decisionId },
+      );
     }
     const units = unitsOfType(original.contentType === 'image' ? 'image' : 'text');
     return withReservation(this.usage, principal, units, async (reservation) => {
-      const record = await this.replayWith(original, policy, principal, options.requestId, started);
+      const record = multimodal
+        ? this.record(principal, policy, multimodal.outcome, {
+            ...replayFields(original, policy, options.requestId, started),
+            rawScores: original.rawScores,
+            evaluated: original.evaluated,
+            provider: original.provider,
+            modelVersion: original.modelVersion,
+            cost: 0,
+            language: original.language,
+            results: multimodal.results,
+            replayData: original.replayData ?? null,
+          })
+        : await this.replayWith(original, policy, principal, options.requestId, started);
       reservation.cover([record]);
       await this.store.save([record]);
       return record;
@@ -222,7 +270,7 @@ export class CheckService {
     let source = {
       rawScores: original.rawScores,
       evaluated: original.evaluated,
-      highlights: highlightsOf(original.categories),
+      highlights: { ...original.replayData?.highlights, ...highlightsOf(original.categories) },
       provider: original.provider,
       modelVersion: original.modelVersion,
       cost: 0,
@@ -260,23 +308,14 @@ export class CheckService {
       highlights: source.highlights,
     });
     return this.record(principal, policy, outcome, {
-      content: original.content,
-      contentType: original.contentType,
+      ...replayFields(original, policy, requestId, started),
       rawScores: source.rawScores,
       evaluated: source.evaluated,
       provider: source.provider,
       modelVersion: source.modelVersion,
       cost: source.cost,
       language: source.language,
-      metadata: original.metadata,
-      requestId,
-      replayOf: original.decisionId,
-      ...(original.media && { media: original.media }),
-      request: {
-        path: (original.request as { path?: string }).path ?? '/v1/check',
-        body: { ...((original.request as { body?: object }).body ?? {}), policyId: policy.policyId },
-      },
-      latency: round(performance.now() - started),
+      replayData: replayHighlights(source.highlights, outcome),
     });
   }
 

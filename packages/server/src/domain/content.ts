@@ -22,21 +22,26 @@ export function validateContentType(value: unknown, field = 'contentType'): Cont
   return value as ContentType;
 }
 
-/** Text: non-empty after trimming, at most 32 KB of UTF-8 (decisions §3). */
+/**
+ * Text: non-empty after trimming, at most 32 KB of UTF-8 (decisions §3). Lone surrogates become U+FFFD (one UTF-16
+ * unit each, so positions do not move): the text checked, stored and highlighted is the same valid Unicode text.
+ */
 export function validateText(value: unknown, field = 'content'): string {
   requireField(value, field);
   if (typeof value !== 'string' || value.trim() === '') {
     throw new AppError('INVALID_CONTENT', `${field} must be a non-empty string`, { field });
   }
+  // a lone surrogate (half of a pair; JSON can carry one as "\ud800") is not a character: U+FFFD, natively
+  const text = value.isWellFormed() ? value : value.toWellFormed();
   // Cheap bound first: a string of more than 32 K UTF-16 units is over 32 KB of UTF-8 too.
-  if (value.length > MAX_TEXT_BYTES || Buffer.byteLength(value, 'utf8') > MAX_TEXT_BYTES) {
+  if (text.length > MAX_TEXT_BYTES || Buffer.byteLength(text, 'utf8') > MAX_TEXT_BYTES) {
     throw new AppError('CONTENT_TOO_LARGE', `${field} is larger than 32 KB`, {
       field,
       maxBytes: MAX_TEXT_BYTES,
-      bytes: Buffer.byteLength(value, 'utf8'),
+      bytes: Buffer.byteLength(text, 'utf8'),
     });
   }
-  return value;
+  return text;
 }
 
 export function validateLanguage(value: unknown, field = 'language'): Language | 'auto' {
@@ -79,7 +84,8 @@ export function resolveIdempotencyKey(bodyKey: unknown, headerKey: string | unde
   }
   const key = body ?? header;
   if (key === undefined) return null;
-  if (key.length > MAX_REQUEST_ID_LENGTH) {
+  // characters (code points), not UTF-16 units: 255 emoji are 255 characters
+  if (key.length > MAX_REQUEST_ID_LENGTH && [...key].length > MAX_REQUEST_ID_LENGTH) {
     throw new AppError('INVALID_PARAMETER', 'The idempotency key is longer than 255 characters', {
       field: body !== undefined ? 'requestId' : 'Idempotency-Key',
       maxLength: MAX_REQUEST_ID_LENGTH,

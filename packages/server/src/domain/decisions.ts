@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { precompile } from '../storage/compiled.ts';
 import type { Db } from '../storage/database.ts';
 import { type DecisionRecord, DecisionRepository, decisionRow } from '../storage/repositories/decisions.ts';
@@ -103,6 +104,8 @@ const TEMPLATE: DecisionRecord = {
   request: {},
   results: null,
   timestamp: '',
+  media: null,
+  replayData: null,
 };
 
 /** The check result of interface §2.1, with the extension fields we add. */
@@ -159,6 +162,37 @@ export function shellQuote(value: string): string {
   return `'${value.replaceAll("'", `'\\''`)}'`;
 }
 
+const INLINE_IMAGE = /^sha256:[0-9a-f]{64}$/;
+
+/**
+ * The JSON body, shell-quoted, with every inline image reference (an image check's `content`, a multi-modal
+ * check's `images[i]`) replaced by the base64 of the file its environment variable names.
+ */
+function shellBody(body: Record<string, unknown>): string {
+  const refs: string[] = [];
+  // a marker no other text of the body can hold by chance
+  const nonce = randomBytes(8).toString('hex');
+  const mark = (value: unknown) => {
+    if (typeof value !== 'string' || !INLINE_IMAGE.test(value)) return value;
+    refs.push(value);
+    return `\u0000${nonce}:${refs.length - 1}\u0000`;
+  };
+  const marked = { ...body };
+  if (body.contentType === 'image') marked.content = mark(body.content);
+  if (Array.isArray(body.images)) marked.images = body.images.map(mark);
+  const json = JSON.stringify(marked);
+  if (refs.length === 0) return shellQuote(json);
+  // JSON.stringify writes the marker's NUL characters as \u0000
+  return json
+    .split(new RegExp(`\\\\u0000${nonce}:(\\d+)\\\\u0000`))
+    .map((part, i) => {
+      if (i % 2 === 0) return shellQuote(part);
+      const variable = refs.length === 1 ? 'VERDICT_IMAGE_FILE' : `VERDICT_IMAGE_FILE_${Number(part) + 1}`;
+      return `"$(base64 < "$${variable}" | tr -d '\\n')"`;
+    })
+    .join('');
+}
+
 export class DecisionService {
   constructor(
     private readonly store: DecisionStore,
@@ -183,16 +217,20 @@ export class DecisionService {
     return { decisions: rows.slice(0, limit), hasMore: rows.length > limit };
   }
 
-  /** A single cURL command reproducing the original check (decisions §4); never the real key. */
+  /**
+   * A single cURL command reproducing the original check (decisions §4); never the real key. Images sent inline
+   * were never stored (only their SHA-256): the command reads each from the file named by $VERDICT_IMAGE_FILE (or
+   * $VERDICT_IMAGE_FILE_1, _2, … for several), base64-encoding it in the shell.
+   */
   async curl(principal: Principal, decisionId: string): Promise<string> {
     const record = await this.get(principal, decisionId);
-    const { path, body } = record.request as { path?: string; body?: unknown };
+    const { path, body } = record.request as { path?: string; body?: Record<string, unknown> };
     const url = `${this.publicUrl}${path ?? '/v1/check'}`;
     return [
       `curl -sS -X POST ${shellQuote(url)}`,
       `-H "Authorization: Bearer $VERDICT_API_KEY"`,
       `-H 'Content-Type: application/json'`,
-      `--data-raw ${shellQuote(JSON.stringify(body ?? {}))}`,
+      `--data-raw ${shellBody(body ?? {})}`,
     ].join(' \\\n  ');
   }
 }

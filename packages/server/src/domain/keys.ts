@@ -5,6 +5,8 @@ import { AppError } from './errors.ts';
 import { newId } from './ids.ts';
 import { type Principal, requireScope, SCOPES, type Scope } from './principal.ts';
 
+const ISO_8601 = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2}))?$/;
+
 export function hashKey(key: string): string {
   return createHash('sha256').update(key, 'utf8').digest('hex');
 }
@@ -131,11 +133,17 @@ export class KeyService {
     }
     let expiresAt: string | null = null;
     if (input.expiresAt !== undefined && input.expiresAt !== null) {
-      const at = Date.parse(input.expiresAt);
+      const value: unknown = input.expiresAt;
+      // an ISO 8601 date or date-time (with a zone if it has a time); Date.parse alone takes "March 7, 2030" or 12345
+      const at = typeof value === 'string' && ISO_8601.test(value) ? Date.parse(value) : Number.NaN;
       if (Number.isNaN(at)) {
-        throw new AppError('INVALID_PARAMETER', 'expiresAt must be an ISO 8601 timestamp', {
-          field: 'expiresAt',
-        });
+        throw new AppError(
+          'INVALID_PARAMETER',
+          'expiresAt must be an ISO 8601 timestamp, e.g. 2030-03-07T00:00:00Z',
+          {
+            field: 'expiresAt',
+          },
+        );
       }
       expiresAt = new Date(at).toISOString();
     }

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import type { DecisionRecord } from '../storage/repositories/decisions.ts';
+import type { DecisionRecord, ReplayItem } from '../storage/repositories/decisions.ts';
 import type { CheckService } from './checks.ts';
 import { requireField, validateLanguage, validateMetadata } from './content.ts';
 import type { DecisionStore } from './decisions.ts';
@@ -140,7 +140,7 @@ export class MultimodalService {
           count: body.images.length,
         });
       }
-      if (body.images.length === 0 && items.length === 0) {
+      if (body.images.length === 0 && items.length === 0 && !present(body.video)) {
         throw new AppError('MISSING_REQUIRED_FIELD', 'At least one of text, images or video is required', {
           field: 'images',
           oneOf: ['text', 'images', 'video'],
@@ -214,6 +214,7 @@ export class MultimodalService {
     });
 
     const results: MultimodalItemResult[] = [];
+    const replayItems: ReplayItem[] = [];
     const combined: Partial<Record<CategoryName, number>> = {};
     const judged = new Set<CategoryName>();
     const media: MediaRef[] = [];
@@ -235,6 +236,18 @@ export class MultimodalService {
         latency,
         cost: result.cost,
         ...(item.contentType === 'video' && { frames: framesUnder(policy, evaluation as VideoEvaluation) }),
+      });
+      replayItems.push({
+        scores: result.scores,
+        evaluated: result.evaluated,
+        ...(result.highlights && { highlights: result.highlights }),
+        ...(item.contentType === 'video' && {
+          frames: (evaluation as VideoEvaluation).frames.map((f) => ({
+            frameNumber: f.frameNumber,
+            timestamp: f.timestamp,
+            scores: Object.fromEntries(f.categories.map((c) => [c.category, c.score])),
+          })),
+        }),
       });
       for (const category of result.evaluated) {
         judged.add(category);
@@ -282,8 +295,47 @@ export class MultimodalService {
       latency: round(performance.now() - started),
       results,
       media,
+      replayData: { items: replayItems },
     });
   }
+}
+
+/**
+ * A multi-modal decision under another policy (`POST /v1/decisions/{id}/replay`), from the items' stored scores:
+ * each item, each video frame and the whole decided again, nothing evaluated. Null for decisions stored without
+ * their items' scores (before migration 0006).
+ */
+export function replayMultimodal(
+  original: DecisionRecord,
+  policy: Policy,
+): { outcome: ReturnType<typeof applyPolicy>; results: MultimodalItemResult[] } | null {
+  const items = original.replayData?.items;
+  const stored = (original.results ?? []) as MultimodalItemResult[];
+  if (!items || items.length !== stored.length) return null;
+  const results = stored.map((item, i): MultimodalItemResult => {
+    const raw = items[i]!;
+    const outcome = applyPolicy(policy, raw);
+    return {
+      ...item,
+      safe: outcome.safe,
+      flagged: outcome.flagged,
+      action: outcome.action,
+      categories: outcome.categories.map(({ action: _a, ...c }) => c),
+      latency: 0,
+      cost: 0,
+      ...(raw.frames && {
+        frames: raw.frames.map((f) =>
+          frameResult(
+            f.frameNumber,
+            f.timestamp,
+            applyPolicy(policy, { scores: f.scores, evaluated: Object.keys(f.scores) as CategoryName[] }),
+          ),
+        ),
+      }),
+    };
+  });
+  const outcome = applyPolicy(policy, { scores: original.rawScores, evaluated: original.evaluated });
+  return { outcome, results };
 }
 
 /** A video item's frames, judged under the request's policy. */

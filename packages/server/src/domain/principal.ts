@@ -26,6 +26,15 @@ export function hasScope(principal: Principal, scope: Scope): boolean {
   return principal.scopes.has('admin') || principal.scopes.has(scope);
 }
 
+/**
+ * For an operation that several scopes allow (polling a video or batch: `decisions:read`, or the `check` that
+ * submitted it): passes with any of them; the refusal names the last.
+ */
+export function requireAnyScope(principal: Principal, ...scopes: [Scope, ...Scope[]]): void {
+  if (!scopes.some((scope) => hasScope(principal, scope)))
+    requireScope(principal, scopes[scopes.length - 1]!);
+}
+
 export function requireScope(principal: Principal, scope: Scope): void {
   if (!hasScope(principal, scope)) {
     throw new AppError('INSUFFICIENT_PERMISSIONS', `This API key lacks the "${scope}" scope`, { scope });

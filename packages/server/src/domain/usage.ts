@@ -20,8 +20,12 @@ export function unitsOfType(contentType: ContentType, count = 1): UsageUnits {
   return units({ text: count });
 }
 
-/** What a stored decision counts: one per text and image, one per video frame; multi-modal items each count. */
+/**
+ * What a stored decision counts: one per text and image, one per video frame; multi-modal items each count. A replay
+ * counts one evaluation (an image one for an image, a text one otherwise), as CheckService.replay reserves.
+ */
 export function unitsOfDecision(d: DecisionRecord): UsageUnits {
+  if (d.replayOf !== null) return unitsOfType(d.contentType === 'image' ? 'image' : 'text');
   if (d.contentType !== 'multimodal' && d.contentType !== 'video') return unitsOfType(d.contentType);
   const out = units({});
   for (const item of (d.results ?? []) as {
@@ -65,16 +69,26 @@ const NOTHING_RESERVED: Reservation = { cover() {}, release: async () => {} };
 export class UsageService {
   constructor(private readonly repo: UsageRepository) {}
 
-  async reserve(principal: Principal, requested: UsageUnits, now = new Date()): Promise<Reservation> {
-    const { trialEndsAt, monthlyQuota } = principal.account;
+  /** 402 TRIAL_EXPIRED once the account's free trial has ended. */
+  assertTrialActive(principal: Principal, now = new Date()): void {
+    const { trialEndsAt } = principal.account;
     if (trialEndsAt !== null && Date.parse(trialEndsAt) <= now.getTime()) {
       throw new AppError('TRIAL_EXPIRED', 'The free trial of this account has ended', { trialEndsAt });
     }
+  }
+
+  async reserve(principal: Principal, requested: UsageUnits, now = new Date()): Promise<Reservation> {
+    const { monthlyQuota } = principal.account;
+    this.assertTrialActive(principal, now);
     if (monthlyQuota === null || total(requested) === 0) return NOTHING_RESERVED;
     const month = monthOf(now);
     if (!(await this.repo.addWithin(principal.accountId, month, requested, monthlyQuota))) {
       const used = (await this.repo.get(principal.accountId, month)).evaluations;
-      throw new AppError('QUOTA_EXCEEDED', 'The monthly quota of this account is used up', {
+      const message =
+        used >= monthlyQuota
+          ? `The monthly quota of this account (${monthlyQuota} evaluations) is used up`
+          : `This request needs ${total(requested)} evaluations; ${monthlyQuota - used} of this month's ${monthlyQuota} are left`;
+      throw new AppError('QUOTA_EXCEEDED', message, {
         quota: monthlyQuota,
         used,
         requested: total(requested),

@@ -81,8 +81,19 @@ export function parseVideoOptions(
   };
 }
 
-/** Frames sampled at 0, interval, 2 × interval, … within the duration, capped at maxFrames. */
+/**
+ * Seconds between sampled frames: `frameInterval`, widened when the video is longer than maxFrames intervals so that
+ * the maxFrames frames are spread over the whole video (sampling only its beginning would judge a 5-minute video
+ * on its first minute).
+ */
+export function samplingInterval(durationSeconds: number, options: VideoOptions): number {
+  const covered = Math.min(durationSeconds, options.maxDurationSeconds);
+  return Math.max(options.frameInterval, covered / options.maxFrames);
+}
+
+/** Frames sampled at 0, interval, 2 × interval, … within the duration (see samplingInterval), at most maxFrames. */
 export function plannedFrames(durationSeconds: number, options: VideoOptions): number {
   const covered = Math.min(durationSeconds, options.maxDurationSeconds);
-  return Math.max(1, Math.min(options.maxFrames, Math.ceil(covered / options.frameInterval - 1e-9)));
+  const interval = samplingInterval(durationSeconds, options);
+  return Math.max(1, Math.min(options.maxFrames, Math.ceil(covered / interval - 1e-9)));
 }

@@ -40,8 +40,12 @@ function estimatedCompletion(video: VideoRecord, secondsPerFrame: number): strin
   return new Date(Math.max(planned, now + remaining * secondsPerFrame * 1000)).toISOString();
 }
 
-/** The final video result of interface §2.8, from the stored decision. */
-export function videoResultView(d: DecisionRecord) {
+/**
+ * The final video result of interface §2.8, from the stored decision. `framesPlanned`: the frames the video was to
+ * give by its duration; `partial` when it gave fewer (a file that breaks off): the result judges only the frames
+ * that decoded. One frame short is not partial: ffmpeg rounds the last interval, the plan rounds up.
+ */
+export function videoResultView(d: DecisionRecord, framesPlanned: number) {
   const frames = (d.results ?? []) as FrameResult[];
   return {
     decisionId: d.decisionId,
@@ -54,6 +58,8 @@ export function videoResultView(d: DecisionRecord) {
     totalLatency: d.latency,
     totalCost: d.cost,
     framesProcessed: frames.length,
+    framesPlanned,
+    partial: frames.length < framesPlanned - 1,
     policyId: d.policyId,
     policyVersion: d.policyVersion,
     provider: d.provider,

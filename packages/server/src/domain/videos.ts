@@ -14,11 +14,11 @@ import { AppError, isAppError } from './errors.ts';
 import { buildEvent, type EventOutbox } from './events.ts';
 import { newId } from './ids.ts';
 import type { PolicyService } from './policies/service.ts';
-import { type Principal, requireScope, workerPrincipal } from './principal.ts';
+import { type Principal, requireAnyScope, requireScope, workerPrincipal } from './principal.ts';
 import { monthOf, type UsageService, units } from './usage.ts';
 import { analyzeVideoFile } from './video-analysis.ts';
 import type { EvidenceStore } from './video-evidence.ts';
-import { parseVideoOptions, plannedFrames, type VideoOptions } from './video-options.ts';
+import { parseVideoOptions, plannedFrames, samplingInterval, type VideoOptions } from './video-options.ts';
 import { videoResultView, videoStatusView } from './video-views.ts';
 import { assertPublicWebhookUrl, parseWebhookUrl } from './webhook-url.ts';
 
@@ -100,7 +100,7 @@ export class VideoService {
         buildEvent(
           d.accountId,
           'moderation.completed',
-          { id: d.decisionId, ...videoResultView(d) },
+          { id: d.decisionId, ...videoResultView(d, video.framesTotal) },
           {
             targetUrl: video.webhookUrl,
           },
@@ -124,6 +124,7 @@ export class VideoService {
     parseVideoOptions(fields, { fromForm: true });
     await this.webhookUrl(fields.webhookUrl);
     await this.policies.resolve(principal, fields.policyId);
+    this.usage.assertTrialActive(principal);
   }
 
   /** `POST /v1/video/check`. */
@@ -148,6 +149,8 @@ export class VideoService {
     );
     const webhookUrl = await this.webhookUrl(body.webhookUrl);
     const policy = await this.policies.resolve(principal, body.policyId);
+    // an ended trial is refused before the video is fetched (the quota is checked once its length is known)
+    this.usage.assertTrialActive(principal);
     const id = newId('dec');
     const file = path.join(this.options.dataDir, UPLOADS, `${id}.video`);
     try {
@@ -160,6 +163,7 @@ export class VideoService {
         webhookUrl,
         videoOptions,
         requestId: options.requestId,
+        field: 'videoUrl',
         request: {
           path: '/v1/video/check',
           body: {
@@ -208,6 +212,7 @@ export class VideoService {
         webhookUrl,
         videoOptions,
         requestId: options.requestId,
+        field: 'video',
         request: {
           path: '/v1/video/upload',
           body: {
@@ -245,9 +250,11 @@ export class VideoService {
       videoOptions: VideoOptions;
       requestId: string | null;
       request: Record<string, unknown>;
+      /** the request field that carried the video, named in errors */
+      field: 'videoUrl' | 'video';
     },
   ) {
-    const info = await probe(v.file);
+    const info = await probe(v.file, v.field);
     const { videoOptions } = v;
     if (info.durationSeconds > videoOptions.maxDurationSeconds) {
       throw new AppError(
@@ -275,7 +282,7 @@ export class VideoService {
         content: v.content,
         file: path.relative(this.options.dataDir, v.file),
         webhookUrl: v.webhookUrl,
-        frameInterval: videoOptions.frameInterval,
+        frameInterval: samplingInterval(info.durationSeconds, videoOptions),
         maxFrames: videoOptions.maxFrames,
         maxDuration: videoOptions.maxDurationSeconds,
         duration: info.durationSeconds,
@@ -319,11 +326,12 @@ export class VideoService {
     ]);
   }
 
+  /** A video decision of the caller's account; polling is open to the key scope that submits videos too. */
   private async find(principal: Principal, id: string): Promise<VideoRecord> {
-    requireScope(principal, 'decisions:read');
+    requireAnyScope(principal, 'decisions:read', 'check');
     const video = await this.repository.get(id, principal.accountId);
     if (!video)
-      throw new AppError('VIDEO_NOT_FOUND', `Video decision ${id} does not exist`, { decisionId: id });
+      throw new AppError('DECISION_NOT_FOUND', `Video decision ${id} does not exist`, { decisionId: id });
     return video;
   }
 
@@ -343,7 +351,12 @@ export class VideoService {
     if (video.status === 'failed') return { status: 200, body: videoStatusView(video, this.secondsPerFrame) };
     const decision = await this.store.repository.get(principal.accountId, id);
     if (!decision) return { status: 202, body: videoStatusView(video, this.secondsPerFrame) };
-    return { status: 200, body: videoResultView(decision) };
+    // the status fields of interface §2.8 too (progress at 100 %, completion time)
+    const { progress, estimatedCompletion } = videoStatusView(video, this.secondsPerFrame);
+    return {
+      status: 200,
+      body: { ...videoResultView(decision, video.framesTotal), progress, estimatedCompletion },
+    };
   }
 
   /** The queue task. Restarts from the first frame when re-run after a crash; a finished video is left alone. */
@@ -496,13 +509,13 @@ export class VideoService {
   }
 }
 
-async function probe(file: string): Promise<VideoInfo> {
+async function probe(file: string, field: string): Promise<VideoInfo> {
   try {
     return await probeVideo(file);
   } catch (error) {
     if (error instanceof NotAVideoError) {
       throw new AppError('INVALID_CONTENT', `The content is not a decodable video: ${error.message}`, {
-        field: 'video',
+        field,
         reason: error.reason,
       });
     }

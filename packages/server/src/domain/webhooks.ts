@@ -1,6 +1,7 @@
 import { redactUrl } from '../media/safe-fetch.ts';
 import type { DeliveryRecord, WebhookRecord, WebhookRepository } from '../storage/repositories/webhooks.ts';
 import { newSigningSecret } from './accounts.ts';
+import { requireField } from './content.ts';
 import { AppError } from './errors.ts';
 import { buildEvent, type EventType, isEventType } from './events.ts';
 import { newId } from './ids.ts';
@@ -94,10 +95,22 @@ function sampleData(type: EventType): Record<string, unknown> {
   const now = new Date().toISOString();
   if (type === 'moderation.completed' || type === 'moderation.failed') {
     const batchId = 'bat_test';
+    // shaped like the real events (BatchService.process and fail)
+    if (type === 'moderation.failed') {
+      return {
+        id: batchId,
+        batchId,
+        status: 'failed',
+        totalItems: 1,
+        processedItems: 0,
+        error: { code: 'INTERNAL_ERROR', message: 'This is a test event' },
+        test: true,
+      };
+    }
     return {
       id: batchId,
       batchId,
-      status: type === 'moderation.completed' ? 'completed' : 'failed',
+      status: 'completed',
       totalItems: 1,
       items: [{ id: 'item-1', safe: true, flagged: false, action: 'allow', decisionId: 'dec_test' }],
       test: true,
@@ -239,7 +252,8 @@ export class WebhookService {
   async test(principal: Principal, id: string, body: { eventType?: unknown }) {
     requireScope(principal, 'webhooks:write');
     const webhook = await this.find(principal, id);
-    const type = body.eventType ?? 'decision.created';
+    requireField(body.eventType, 'eventType');
+    const type = body.eventType;
     if (!isEventType(type)) {
       throw new AppError('INVALID_EVENT_TYPE', `Unknown event type ${JSON.stringify(type)}`, {
         field: 'eventType',
@@ -270,9 +284,11 @@ export class WebhookService {
     };
   }
 
-  async deliveries(principal: Principal, id: string, limit: number): Promise<DeliveryRecord[]> {
+  /** A page of the delivery log, newest first. */
+  async deliveries(principal: Principal, id: string, limit: number, offset: number) {
     requireScope(principal, 'webhooks:read');
     await this.find(principal, id);
-    return this.repository.deliveries(id, limit);
+    const rows = await this.repository.deliveries(id, limit + 1, offset);
+    return { deliveries: rows.slice(0, limit), hasMore: rows.length > limit };
   }
 }

@@ -89,6 +89,16 @@ export class DatabaseQueue implements Queue {
     return Number(row.n);
   }
 
+  /** Failed rows keep their failure time in run_at (indexed with state), which this deletes by. */
+  async purgeFailedBefore(before: Date): Promise<number> {
+    const result = await this.db
+      .deleteFrom('jobs')
+      .where('state', '=', 'failed')
+      .where('run_at', '<', before.toISOString())
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+
   async ping(): Promise<boolean> {
     try {
       await this.db.selectFrom('jobs').select('id').limit(1).execute();

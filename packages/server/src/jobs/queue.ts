@@ -65,12 +65,20 @@ export interface Consumer {
   stop(options?: { timeoutMs?: number; force?: boolean }): Promise<void>;
 }
 
+/** Failed jobs (attempts used up, or a permanent error) are kept this long for inspection, then deleted. */
+export const FAILED_JOB_RETENTION_MS = 7 * 86_400_000;
+
 export interface Queue {
   readonly kind: 'database' | 'redis';
   enqueue(jobs: JobSpec[]): Promise<void>;
   consume(tasks: TaskDefinition[], options: ConsumeOptions): Consumer;
   /** Number of jobs waiting, delayed or running (for tests and readiness details). */
   pendingCount(): Promise<number>;
+  /**
+   * Deletes the jobs that failed before `before`; returns how many. Only queues that do not expire failed jobs
+   * themselves have it (BullMQ removes them after FAILED_JOB_RETENTION_MS on its own).
+   */
+  purgeFailedBefore?(before: Date): Promise<number>;
   ping(): Promise<boolean>;
   close(): Promise<void>;
 }

@@ -5,6 +5,7 @@ import {
   type ConsumeOptions,
   type Consumer,
   DEFAULT_MAX_ATTEMPTS,
+  FAILED_JOB_RETENTION_MS,
   type JobContext,
   type JobSpec,
   PermanentJobError,
@@ -13,6 +14,20 @@ import {
   type TaskDefinition,
   validateJobId,
 } from './queue.ts';
+
+const PING_TIMEOUT_MS = 1000;
+const CLOSE_TIMEOUT_MS = 2000;
+
+/** `promise`, or a rejection after `ms` (the promise itself is left to settle on its own). */
+function within<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer from Redis within ${ms} ms`)), ms);
+    timer.unref();
+  });
+  promise.catch(() => {}); // settled later, unobserved
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
 
 export interface RedisQueueOptions {
   url: string;
@@ -56,7 +71,7 @@ export class RedisQueue implements Queue {
             backoff: BACKOFF,
             // Completed IDs are remembered for an hour, so a late duplicate enqueue stays a no-op.
             removeOnComplete: { age: 3600, count: 10_000 },
-            removeOnFail: { age: 7 * 86_400 },
+            removeOnFail: { age: FAILED_JOB_RETENTION_MS / 1000 },
           },
         };
       }),
@@ -117,7 +132,7 @@ export class RedisQueue implements Queue {
       stop: (stopOptions = {}) => {
         stopping ??= (async () => {
           if (stopOptions.force) {
-            await worker.close(true);
+            await within(worker.close(true), CLOSE_TIMEOUT_MS).catch(() => {});
           } else {
             const timeoutMs = stopOptions.timeoutMs ?? 10_000;
             const closing = worker.close();
@@ -128,7 +143,7 @@ export class RedisQueue implements Queue {
             if (!drained) {
               // Abort what still runs; BullMQ hands those jobs back once their locks lapse.
               for (const c of controllers) c.abort();
-              await worker.close(true).catch(() => {});
+              await within(worker.close(true), CLOSE_TIMEOUT_MS).catch(() => {});
             }
           }
           this.workers.delete(worker);
@@ -144,9 +159,10 @@ export class RedisQueue implements Queue {
     return Object.values(counts).reduce((a, b) => a + b, 0);
   }
 
+  /** Whether Redis answers a PING within a second (the connection queues commands while Redis is down). */
   async ping(): Promise<boolean> {
     try {
-      return (await this.connection.ping()) === 'PONG';
+      return (await within(this.connection.ping(), PING_TIMEOUT_MS)) === 'PONG';
     } catch {
       return false;
     }
@@ -157,16 +173,21 @@ export class RedisQueue implements Queue {
     await this.queue.obliterate({ force: true });
   }
 
+  /**
+   * Closes the workers, the queue and the connection. With Redis down, BullMQ's close and QUIT wait for a Redis that
+   * does not come back: each step gets CLOSE_TIMEOUT_MS, then the connections are dropped.
+   */
   async close(): Promise<void> {
     await Promise.all(
       [...this.workers].map((w) =>
-        w
-          .close(true)
+        within(w.close(true), CLOSE_TIMEOUT_MS)
           .catch(() => {})
           .then(() => (w.opts.connection as Redis).disconnect()),
       ),
     );
-    await this.queue.close().catch(() => {});
-    await this.connection.quit().catch(() => {});
+    await within(this.queue.close(), CLOSE_TIMEOUT_MS).catch(() => {});
+    if (this.connection.status === 'ready')
+      await within(this.connection.quit(), CLOSE_TIMEOUT_MS).catch(() => {});
+    this.connection.disconnect();
   }
 }

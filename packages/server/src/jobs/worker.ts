@@ -1,6 +1,7 @@
 import type { AppContext } from '../context.ts';
 import { IDEMPOTENCY_RETENTION_MS } from '../storage/repositories/idempotency.ts';
 import type { Logger } from './logger.ts';
+import { FAILED_JOB_RETENTION_MS } from './queue.ts';
 import { buildTasks } from './tasks.ts';
 
 export interface RunningWorker {
@@ -40,6 +41,8 @@ export function startWorker(ctx: AppContext, options: { log?: Logger; pollMs?: n
       );
       // Expired idempotency keys already count as absent; delete them so the table does not grow for ever.
       await ctx.idempotency.purgeOlderThan(new Date(Date.now() - IDEMPOTENCY_RETENTION_MS).toISOString());
+      // Failed jobs are kept a week for inspection (as BullMQ keeps them), then deleted.
+      await ctx.queue.purgeFailedBefore?.(new Date(Date.now() - FAILED_JOB_RETENTION_MS));
     } catch (error) {
       log?.error({ err: error }, 'sweep failed');
     }

@@ -3,7 +3,7 @@ import {
   type RateLimiterAbstract,
   RateLimiterMemory,
   RateLimiterRedis,
-  RateLimiterRes,
+  type RateLimiterRes,
 } from 'rate-limiter-flexible';
 
 export interface KeyLimits {
@@ -17,7 +17,11 @@ export type RateDecision =
   | {
       kind: 'limited';
       code: 'RATE_LIMIT_EXCEEDED' | 'BURST_LIMIT_EXCEEDED';
+      /** the limit that was exceeded: requests per second (burst) or per minute */
+      exceeded: number;
+      /** the sustained window, as on every response: its limit, what is left of it and when it resets */
       limit: number;
+      remaining: number;
       resetAt: number;
       retryAfter: number;
     }
@@ -29,67 +33,61 @@ export interface RateLimiter {
 
 type LimiterFactory = (points: number, duration: number, prefix: string) => RateLimiterAbstract;
 
+/** The counters never refuse by themselves: each key's own limits are compared with the count (see consume). */
+const UNBOUNDED = Number.MAX_SAFE_INTEGER;
+
 /**
- * Per-key limits on rate-limiter-flexible: a burst window of 1 s and a sustained window of 60 s. Limiter instances are cached per limit value, since
- * keys may carry their own overrides; the stored counters are keyed by API key ID alone.
+ * Per-key limits on rate-limiter-flexible: a burst window of 1 s and a sustained window of 60 s. One counter per
+ * window and API key ID, whatever the key's limits: a key whose limits change keeps its count (a counter per limit
+ * value would start again from zero), so the limits are compared here with the count the counter returns.
  */
 export class FlexibleRateLimiter implements RateLimiter {
-  private readonly limiters = new Map<string, RateLimiterAbstract>();
+  private readonly burst: RateLimiterAbstract;
+  private readonly minute: RateLimiterAbstract;
 
-  constructor(
-    private readonly factory: LimiterFactory,
-    private readonly prefix: string,
-  ) {}
-
-  private limiter(points: number, duration: number): RateLimiterAbstract {
-    const id = `${duration}:${points}`;
-    let limiter = this.limiters.get(id);
-    if (!limiter) {
-      limiter = this.factory(points, duration, `${this.prefix}:${duration === 1 ? 'burst' : 'minute'}`);
-      this.limiters.set(id, limiter);
-    }
-    return limiter;
+  constructor(factory: LimiterFactory, prefix: string) {
+    this.burst = factory(UNBOUNDED, 1, `${prefix}:burst`);
+    this.minute = factory(UNBOUNDED, 60, `${prefix}:minute`);
   }
 
   async consume(keyId: string, limits: KeyLimits): Promise<RateDecision> {
     const now = Date.now();
-    // Both windows are consumed at once (one round trip's latency with Redis). A request refused for bursting
-    // still counts toward its minute: it was made.
-    const [burst, minute] = await Promise.allSettled([
-      this.limiter(limits.burstPerSecond, 1).consume(keyId),
-      this.limiter(limits.perMinute, 60).consume(keyId),
-    ]);
-    for (const outcome of [burst, minute]) {
-      if (outcome.status === 'rejected' && !(outcome.reason instanceof RateLimiterRes)) {
-        return { kind: 'unavailable', error: outcome.reason };
-      }
+    // Both windows are counted at once (one round trip's latency with Redis). A refused request still counts: it
+    // was made.
+    let burst: RateLimiterRes;
+    let minute: RateLimiterRes;
+    try {
+      [burst, minute] = await Promise.all([this.burst.consume(keyId), this.minute.consume(keyId)]);
+    } catch (error) {
+      return { kind: 'unavailable', error };
     }
-    if (burst.status === 'rejected') {
-      const res = burst.reason as RateLimiterRes;
-      return {
-        kind: 'limited',
-        code: 'BURST_LIMIT_EXCEEDED',
-        limit: limits.perMinute,
-        resetAt: Math.ceil((now + res.msBeforeNext) / 1000),
-        retryAfter: Math.max(1, Math.ceil(res.msBeforeNext / 1000)),
-      };
-    }
-    if (minute.status === 'rejected') {
-      const res = minute.reason as RateLimiterRes;
+    const minuteReset = Math.ceil((now + minute.msBeforeNext) / 1000);
+    const retryAfter = (res: RateLimiterRes) => Math.max(1, Math.ceil(res.msBeforeNext / 1000));
+    if (minute.consumedPoints > limits.perMinute) {
+      // over the sustained limit (whatever the burst window says): waiting out a second would not help
       return {
         kind: 'limited',
         code: 'RATE_LIMIT_EXCEEDED',
+        exceeded: limits.perMinute,
         limit: limits.perMinute,
-        resetAt: Math.ceil((now + res.msBeforeNext) / 1000),
-        retryAfter: Math.max(1, Math.ceil(res.msBeforeNext / 1000)),
+        remaining: 0,
+        resetAt: minuteReset,
+        retryAfter: retryAfter(minute),
       };
     }
-    return {
-      kind: 'allowed',
-      limit: limits.perMinute,
-      remaining: minute.value.remainingPoints,
-      resetAt: Math.ceil((now + minute.value.msBeforeNext) / 1000),
-    };
+    const remaining = limits.perMinute - minute.consumedPoints;
+    if (burst.consumedPoints > limits.burstPerSecond) {
+      return {
+        kind: 'limited',
+        code: 'BURST_LIMIT_EXCEEDED',
+        exceeded: limits.burstPerSecond,
+        limit: limits.perMinute,
+        remaining,
+        resetAt: minuteReset,
+        retryAfter: retryAfter(burst),
+      };
+    }
+    return { kind: 'allowed', limit: limits.perMinute, remaining, resetAt: minuteReset };
   }
 }
 

@@ -74,6 +74,8 @@ export interface DecisionsTable {
   created_at: string;
   /** JSON array of MediaRef (migration 0002-media). */
   media: string | null;
+  /** JSON ReplayData: what a replay under another policy needs (migration 0006-replay-data). */
+  replay_data: string | null;
 }
 
 export interface IdempotencyKeysTable {

@@ -90,3 +90,29 @@ export async function callApi(base: string, key: string, method: string, url: st
   });
   return { status: res.status, body: (await res.json()) as any };
 }
+
+const FIRST_KEY = /\n {2}(vk_[A-Za-z0-9_-]+)\n/;
+
+/** The admin key a first start prints (its banner follows the "listening" line: waits up to 5 s), or undefined. */
+export async function firstStartKey(server: ServerProcess): Promise<string | undefined> {
+  for (let waited = 0; !FIRST_KEY.test(server.output()) && waited < 5000; waited += 25) {
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  return FIRST_KEY.exec(server.output())?.[1];
+}
+
+/**
+ * Runs a rendered cURL command in a real bash with `curl` replaced by a function that prints its arguments; returns
+ * them, one per line, and the JSON body after --data-raw.
+ */
+export async function curlArguments(
+  curl: string,
+  env: Record<string, string>,
+): Promise<{ args: string[]; body: any }> {
+  const { stdout } = await run('bash', ['-c', `curl() { printf '%s\\n' "$@"; }; ${curl}`], {
+    env: { PATH: process.env.PATH ?? '', ...env },
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  const args = stdout.split('\n');
+  return { args, body: JSON.parse(args[args.indexOf('--data-raw') + 1]!) };
+}

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import { AppError } from '../../domain/errors.ts';
-import type { Principal } from '../../domain/principal.ts';
+import type { Principal, Scope } from '../../domain/principal.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -11,7 +11,10 @@ declare module 'fastify' {
     /** Routes that need no API key (health, docs, evidence). */
     public?: boolean;
     /** POST routes that honour idempotency keys (decisions §5). */
-    idempotent?: boolean;
+    /** Idempotency keys apply; 'after-body': the handler claims the key once it has read a streamed body. */
+    idempotent?: boolean | 'after-body';
+    /** the scope the route needs, checked before an idempotent replay (the domain checks it again) */
+    scope?: Scope;
   }
 }
 
@@ -37,7 +40,14 @@ export function registerAuth(app: FastifyInstance, ctx: AppContext): void {
     if (request.routeOptions.config.public || !url || !url.startsWith('/v1/')) return;
     const presented = bearer(request);
     const result = await ctx.keys.verify(presented === '' ? 'invalid' : presented);
-    if (!result.ok) throw new AppError(result.code, MESSAGES[result.code]);
+    if (!result.ok) {
+      // RFC 6750: a missing key names the scheme; a key that does not work is an invalid_token
+      const challenge =
+        result.code === 'MISSING_API_KEY'
+          ? 'Bearer realm="verdict"'
+          : `Bearer realm="verdict", error="invalid_token", error_description="${MESSAGES[result.code]}"`;
+      throw new AppError(result.code, MESSAGES[result.code], undefined, { 'www-authenticate': challenge });
+    }
     request.principal = result.principal;
   });
 }

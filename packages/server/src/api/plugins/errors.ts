@@ -14,21 +14,29 @@ export function sendError(
   });
 }
 
-const FASTIFY_CODES: Record<string, { code: ErrorCode; message: string }> = {
-  FST_ERR_CTP_INVALID_JSON_BODY: { code: 'INVALID_JSON', message: 'The request body is not valid JSON' },
-  FST_ERR_CTP_EMPTY_JSON_BODY: { code: 'INVALID_JSON', message: 'The request body is empty' },
-  FST_ERR_CTP_BODY_TOO_LARGE: {
+/** Fastify's own errors, in the spec's vocabulary (the request gives what a message names, e.g. the body limit). */
+const FASTIFY_CODES: Record<
+  string,
+  (request: FastifyRequest) => { code: ErrorCode; message: string; details?: Record<string, unknown> }
+> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: () => ({
+    code: 'INVALID_JSON',
+    message: 'The request body is not valid JSON',
+  }),
+  FST_ERR_CTP_EMPTY_JSON_BODY: () => ({ code: 'INVALID_JSON', message: 'The request body is empty' }),
+  FST_ERR_CTP_BODY_TOO_LARGE: (request) => ({
     code: 'CONTENT_TOO_LARGE',
-    message: 'The request body is larger than allowed',
-  },
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: {
+    message: `The request body is larger than ${request.routeOptions.bodyLimit} bytes`,
+    details: { reason: 'body', maxBytes: request.routeOptions.bodyLimit },
+  }),
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: () => ({
     code: 'UNSUPPORTED_MEDIA_TYPE',
     message: 'Unsupported Content-Type; send application/json',
-  },
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: {
+  }),
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: () => ({
     code: 'INVALID_JSON',
     message: 'Content-Length does not match the body',
-  },
+  }),
 };
 
 /** One error handler: spec codes for domain errors, no internals for anything unexpected. */
@@ -45,8 +53,8 @@ export function registerErrorHandling(app: FastifyInstance): void {
       });
     }
     const fastifyCode = (error as FastifyError).code;
-    const mapped = fastifyCode ? FASTIFY_CODES[fastifyCode] : undefined;
-    if (mapped) return sendError(reply, request, mapped.code, mapped.message);
+    const mapped = fastifyCode ? FASTIFY_CODES[fastifyCode]?.(request) : undefined;
+    if (mapped) return sendError(reply, request, mapped.code, mapped.message, mapped.details);
     if (error instanceof SyntaxError && (error as FastifyError).statusCode === 400) {
       return sendError(reply, request, 'INVALID_JSON', 'The request body is not valid JSON');
     }

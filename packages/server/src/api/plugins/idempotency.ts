@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import { resolveIdempotencyKey } from '../../domain/content.ts';
 import { AppError } from '../../domain/errors.ts';
+import { requireScope } from '../../domain/principal.ts';
 import { IDEMPOTENCY_RETENTION_MS } from '../../storage/repositories/idempotency.ts';
 
 declare module 'fastify' {
@@ -15,23 +16,72 @@ declare module 'fastify' {
 /** A claim whose request has not finished in this time is considered abandoned (its process died). */
 const LOCK_MS = 10 * 60_000;
 
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+/** The body in a canonical form (keys sorted); the top-level `requestId` is the idempotency key itself, not data. */
+function canonical(value: unknown, top = false): string {
+  if (Array.isArray(value)) return `[${value.map((v) => canonical(v)).join(',')}]`;
   if (value && typeof value === 'object') {
     const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([k, v]) => k !== 'requestId' && v !== undefined)
+      .filter(([k, v]) => !(top && k === 'requestId') && v !== undefined)
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
   }
   return JSON.stringify(value) ?? 'null';
 }
 
-function requestHash(request: FastifyRequest): string {
+function requestHash(request: FastifyRequest, body: unknown = request.body): string {
+  let text: string;
+  try {
+    text = canonical(body, true);
+  } catch (error) {
+    // a body nested deeper than the stack: a bad request, not a server error
+    if (error instanceof RangeError)
+      throw new AppError('INVALID_PARAMETER', 'The request body is nested too deeply', { reason: 'depth' });
+    throw error;
+  }
   return createHash('sha256')
-    .update(
-      `${request.method} ${request.routeOptions.url}\n${canonical(request.params)}\n${canonical(request.body)}`,
-    )
+    .update(`${request.method} ${request.routeOptions.url}\n${canonical(request.params)}\n${text}`)
     .digest('hex');
+}
+
+/**
+ * Claims the request's idempotency key for a request whose body is `body`: returns false to go on, or true when
+ * the stored response of the first request was sent (a replay). A different earlier request with the key is 422,
+ * one still running is 409. Routes marked `idempotent: 'after-body'` (multipart uploads) call it themselves once
+ * they have read the body, with the form fields and the file's SHA-256 as `body`.
+ */
+export async function claimIdempotencyKey(
+  ctx: AppContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  body: unknown,
+) {
+  const key = request.idempotencyKey;
+  if (key === null || !request.principal) return false;
+  const claim = await ctx.idempotency.claim(request.principal.accountId, key, requestHash(request, body), {
+    now: new Date(),
+    lockMs: LOCK_MS,
+    retentionMs: IDEMPOTENCY_RETENTION_MS,
+  });
+  switch (claim.kind) {
+    case 'claimed':
+      request.idempotencyClaimed = true;
+      return false;
+    case 'mismatch':
+      throw new AppError('IDEMPOTENCY_KEY_REUSED', 'This idempotency key was used with a different request', {
+        idempotencyKey: key,
+      });
+    case 'in_use':
+      throw new AppError('IDEMPOTENCY_KEY_IN_USE', 'A request with this idempotency key is still running', {
+        idempotencyKey: key,
+      });
+    case 'replay':
+      await reply
+        .code(claim.statusCode)
+        .header('idempotent-replayed', 'true')
+        .header('content-type', 'application/json; charset=utf-8')
+        .send(claim.response);
+      return true;
+  }
 }
 
 /**
@@ -44,7 +94,10 @@ export function registerIdempotency(app: FastifyInstance, ctx: AppContext): void
   app.decorateRequest('idempotencyClaimed', false);
 
   app.addHook('preHandler', async (request, reply) => {
-    if (!request.routeOptions.config.idempotent || !request.principal) return;
+    const { idempotent, scope } = request.routeOptions.config;
+    if (!idempotent || !request.principal) return;
+    // a key without the route's permission never sees another key's stored response (nor learns it exists)
+    if (scope) requireScope(request.principal, scope);
     const header = request.headers['idempotency-key'];
     const body = request.body as Record<string, unknown> | undefined;
     const key = resolveIdempotencyKey(
@@ -52,35 +105,8 @@ export function registerIdempotency(app: FastifyInstance, ctx: AppContext): void
       Array.isArray(header) ? header[0] : header,
     );
     request.idempotencyKey = key;
-    if (key === null) return;
-    const claim = await ctx.idempotency.claim(request.principal.accountId, key, requestHash(request), {
-      now: new Date(),
-      lockMs: LOCK_MS,
-      retentionMs: IDEMPOTENCY_RETENTION_MS,
-    });
-    switch (claim.kind) {
-      case 'claimed':
-        request.idempotencyClaimed = true;
-        return;
-      case 'mismatch':
-        throw new AppError(
-          'IDEMPOTENCY_KEY_REUSED',
-          'This idempotency key was used with a different request',
-          {
-            idempotencyKey: key,
-          },
-        );
-      case 'in_use':
-        throw new AppError('IDEMPOTENCY_KEY_IN_USE', 'A request with this idempotency key is still running', {
-          idempotencyKey: key,
-        });
-      case 'replay':
-        reply
-          .code(claim.statusCode)
-          .header('idempotent-replayed', 'true')
-          .header('content-type', 'application/json; charset=utf-8');
-        return reply.send(claim.response);
-    }
+    if (key === null || request.routeOptions.config.idempotent === 'after-body') return;
+    if (await claimIdempotencyKey(ctx, request, reply, request.body)) return reply;
   });
 
   app.addHook('onSend', async (request, reply, payload) => {

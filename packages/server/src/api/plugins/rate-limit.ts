@@ -30,11 +30,15 @@ export function registerRateLimits(app: FastifyInstance, ctx: AppContext): void 
           decision.code === 'BURST_LIMIT_EXCEEDED'
             ? `More than ${limits.burstPerSecond} requests in one second`
             : `More than ${limits.perMinute} requests in one minute`,
-          { retryAfter: decision.retryAfter, limit: decision.limit },
+          {
+            retryAfter: decision.retryAfter,
+            limit: decision.exceeded,
+            window: decision.code === 'BURST_LIMIT_EXCEEDED' ? 'second' : 'minute',
+          },
           {
             'retry-after': String(decision.retryAfter),
             'x-ratelimit-limit': String(decision.limit),
-            'x-ratelimit-remaining': '0',
+            'x-ratelimit-remaining': String(decision.remaining),
             'x-ratelimit-reset': String(decision.resetAt),
           },
         );

@@ -51,5 +51,15 @@ export const BatchStatus = Type.Object({
   createdAt: Type.String({ format: 'date-time' }),
   completedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
   items: Type.Optional(Type.Array(BatchItemResult, { description: 'When completed' })),
-  error: Type.Optional(Type.Object({ code: Type.String(), message: Type.String() })),
+  error: Type.Optional(
+    Type.Object({
+      code: Type.String(),
+      message: Type.String(),
+      details: Type.Optional(
+        Type.Record(Type.String(), Type.Unknown(), {
+          description: 'e.g. the item at fault: index, id, code',
+        }),
+      ),
+    }),
+  ),
 });

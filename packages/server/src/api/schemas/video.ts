@@ -118,6 +118,12 @@ export const VideoResult = Type.Object({
   totalLatency: Type.Optional(Type.Number({ description: 'Milliseconds from submission to completion' })),
   totalCost: Type.Optional(Type.Number({ description: 'USD' })),
   framesProcessed: Type.Optional(Type.Integer()),
+  framesPlanned: Type.Optional(Type.Integer({ description: 'Frames the video was to give by its duration' })),
+  partial: Type.Optional(
+    Type.Boolean({
+      description: 'The file broke off: fewer frames decoded than planned, and the result judges only those',
+    }),
+  ),
   policyId: Type.Optional(Type.String()),
   policyVersion: Type.Optional(Type.Integer()),
   provider: Type.Optional(Type.String()),

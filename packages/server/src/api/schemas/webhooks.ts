@@ -50,7 +50,7 @@ export const WebhookUpdateBody = Type.Object({
 });
 
 export const WebhookTestBody = Type.Object({
-  eventType: Type.Optional(EventType),
+  eventType: EventType,
 });
 
 export const WebhookTestResult = Type.Object({

@@ -6,7 +6,7 @@ import { parsePolicyYaml } from './parse.ts';
 import { POLICY_ID_PATTERN, type Policy } from './policy.ts';
 
 export function validatePolicyId(policyId: unknown, field = 'policyId'): string {
-  if (policyId === undefined || policyId === null || policyId === '') {
+  if (policyId === undefined || policyId === null) {
     throw new AppError('MISSING_REQUIRED_FIELD', `${field} is required`, { field });
   }
   if (typeof policyId !== 'string' || !POLICY_ID_PATTERN.test(policyId)) {

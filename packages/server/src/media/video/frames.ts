@@ -38,8 +38,10 @@ function fpsOf(intervalSeconds: number): string {
   return `1000/${Math.max(1, Math.round(intervalSeconds * 1000))}`;
 }
 
-export function ffmpegFrameArgs(file: string, spec: FrameSpec): string[] {
+/** `firstOnly`: the first frame, without sampling (for clips shorter than half an interval; see extractFrames). */
+export function ffmpegFrameArgs(file: string, spec: FrameSpec, firstOnly = false): string[] {
   const side = spec.maxSide ?? 640;
+  const scale = `scale='min(${side},iw)':'min(${side},ih)':force_original_aspect_ratio=decrease`;
   return [
     '-hide_banner',
     '-nostdin',
@@ -57,9 +59,9 @@ export function ffmpegFrameArgs(file: string, spec: FrameSpec): string[] {
     '-sn',
     '-dn',
     '-vf',
-    `fps=${fpsOf(spec.intervalSeconds)},scale='min(${side},iw)':'min(${side},ih)':force_original_aspect_ratio=decrease`,
+    firstOnly ? scale : `fps=${fpsOf(spec.intervalSeconds)},${scale}`,
     '-frames:v',
-    String(spec.maxFrames),
+    String(firstOnly ? 1 : spec.maxFrames),
     '-pix_fmt',
     'yuvj420p',
     '-c:v',
@@ -78,7 +80,17 @@ export function ffmpegFrameArgs(file: string, spec: FrameSpec): string[] {
  * and memory stays bounded. ffmpeg is killed on timeout, on abort, or when the consumer stops early.
  */
 export async function* extractFrames(file: string, spec: FrameSpec): AsyncGenerator<ExtractedFrame> {
-  const child = spawn(videoTools().ffmpeg, ffmpegFrameArgs(file, spec), {
+  let produced = 0;
+  for await (const frame of runFfmpeg(file, spec, false)) {
+    produced++;
+    yield frame;
+  }
+  // ffmpeg's fps filter rounds a clip shorter than half an interval to no frame at all: judge its first frame
+  if (produced === 0) yield* runFfmpeg(file, spec, true);
+}
+
+async function* runFfmpeg(file: string, spec: FrameSpec, firstOnly: boolean): AsyncGenerator<ExtractedFrame> {
+  const child = spawn(videoTools().ffmpeg, ffmpegFrameArgs(file, spec, firstOnly), {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';

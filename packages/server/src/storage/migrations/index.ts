@@ -4,6 +4,7 @@ import * as media from './0002-media.ts';
 import * as jobsWebhooks from './0003-jobs-webhooks.ts';
 import * as usage from './0004-usage.ts';
 import * as videos from './0005-videos.ts';
+import * as replayData from './0006-replay-data.ts';
 
 /** Every migration, in order. Names sort lexically; add new ones with the next number. */
 export const migrations: Record<string, Migration> = {
@@ -12,4 +13,5 @@ export const migrations: Record<string, Migration> = {
   '0003-jobs-webhooks': jobsWebhooks,
   '0004-usage': usage,
   '0005-videos': videos,
+  '0006-replay-data': replayData,
 };

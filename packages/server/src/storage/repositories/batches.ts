@@ -25,7 +25,7 @@ export interface BatchRecord {
   items: Array<Record<string, unknown>>;
   webhookUrl: string;
   requestId: string | null;
-  error: { code: string; message: string } | null;
+  error: { code: string; message: string; details?: Record<string, unknown> } | null;
   createdAt: string;
   updatedAt: string;
   completedAt: string | null;
@@ -140,7 +140,7 @@ export class BatchRepository {
     trx: Db,
     batchId: string,
     status: 'completed' | 'failed',
-    error: { code: string; message: string } | null,
+    error: { code: string; message: string; details?: Record<string, unknown> } | null,
     at: string,
   ): Promise<boolean> {
     const result = await trx

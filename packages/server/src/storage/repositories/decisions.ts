@@ -1,9 +1,26 @@
-import type { CategoryResult } from '../../domain/engine.ts';
+import type { CategoryResult, Highlight } from '../../domain/engine.ts';
 import type { MediaRef } from '../../domain/media.ts';
 import type { Action, CategoryName, ContentType } from '../../domain/taxonomy.ts';
 import type { Db } from '../database.ts';
 import { fromJson, toJson } from '../json.ts';
 import type { DecisionsTable } from '../schema.ts';
+
+/** A multi-modal item's judgement under no policy in particular: what its replay re-applies a policy to. */
+export interface ReplayItem {
+  scores: Partial<Record<CategoryName, number>>;
+  evaluated: CategoryName[];
+  highlights?: Partial<Record<CategoryName, Highlight[]>>;
+  /** a video item's frames: position and scores */
+  frames?: { frameNumber: number; timestamp: number; scores: Partial<Record<CategoryName, number>> }[];
+}
+
+/** What a replay needs beyond a decision's own fields. */
+export interface ReplayData {
+  /** highlights of judged categories the policy did not list */
+  highlights?: Partial<Record<CategoryName, Highlight[]>>;
+  /** a multi-modal decision's items, in the order of its results */
+  items?: ReplayItem[];
+}
 
 /** The stored decision record of decisions §4, plus what replay and cURL rendering need. */
 export interface DecisionRecord {
@@ -34,6 +51,29 @@ export interface DecisionRecord {
   timestamp: string;
   /** Images evaluated for this decision, by reference and fingerprint (never the bytes). */
   media?: MediaRef[] | null;
+  /** What a replay under another policy needs beyond the fields above (never shown). */
+  replayData?: ReplayData | null;
+}
+
+/** Marks a stored request body whose `content` was the decision's own content column (not repeated). */
+const CONTENT_IS_COLUMN = '$contentColumn';
+
+/**
+ * The request as stored: a body's `content` equal to the decision's content (a text, an image URL or reference,
+ * up to 32 KB) is kept once, in the content column, and put back by withContent.
+ */
+function withoutContent(request: Record<string, unknown>, content: string): Record<string, unknown> {
+  const body = request.body as Record<string, unknown> | undefined;
+  if (!body || body.content !== content) return request;
+  const { content: _, ...rest } = body;
+  return { ...request, body: { [CONTENT_IS_COLUMN]: true, ...rest } };
+}
+
+function withContent(request: Record<string, unknown>, content: string): Record<string, unknown> {
+  const body = request.body as Record<string, unknown> | undefined;
+  if (body?.[CONTENT_IS_COLUMN] !== true) return request;
+  const { [CONTENT_IS_COLUMN]: _, ...rest } = body;
+  return { ...request, body: { content, ...rest } };
 }
 
 function toRecord(row: DecisionsTable): DecisionRecord {
@@ -58,10 +98,11 @@ function toRecord(row: DecisionsTable): DecisionRecord {
     metadata: fromJson(row.metadata),
     requestId: row.request_id,
     replayOf: row.replay_of,
-    request: fromJson(row.request),
+    request: withContent(fromJson(row.request), row.content),
     results: fromJson(row.results),
     timestamp: row.created_at,
     media: fromJson<MediaRef[]>(row.media ?? null),
+    replayData: fromJson<ReplayData>(row.replay_data ?? null),
   };
 }
 
@@ -87,10 +128,11 @@ export function decisionRow(d: DecisionRecord): DecisionsTable {
     metadata: d.metadata === null ? null : toJson(d.metadata),
     request_id: d.requestId,
     replay_of: d.replayOf,
-    request: toJson(d.request),
+    request: toJson(withoutContent(d.request, d.content)),
     results: d.results === null ? null : toJson(d.results),
     created_at: d.timestamp,
     media: d.media ? toJson(d.media) : null,
+    replay_data: d.replayData ? toJson(d.replayData) : null,
   };
 }
 

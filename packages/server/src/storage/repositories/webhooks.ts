@@ -232,13 +232,14 @@ export class WebhookRepository {
   }
 
   /** Newest first; delivery IDs are time-sortable. */
-  async deliveries(webhookId: string, limit: number): Promise<DeliveryRecord[]> {
+  async deliveries(webhookId: string, limit: number, offset = 0): Promise<DeliveryRecord[]> {
     const rows = await this.db
       .selectFrom('webhook_deliveries')
       .selectAll()
       .where('webhook_id', '=', webhookId)
       .orderBy('id', 'desc')
       .limit(limit)
+      .offset(offset)
       .execute();
     return rows.map(toDelivery);
   }

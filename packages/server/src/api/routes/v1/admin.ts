@@ -3,6 +3,7 @@ import { Type } from 'typebox';
 import type { AppContext } from '../../../context.ts';
 import { accountView } from '../../../domain/accounts.ts';
 import { keyView } from '../../../domain/keys.ts';
+import { hasScope } from '../../../domain/principal.ts';
 import { parsePagination } from '../../pagination.ts';
 import { principalOf } from '../../plugins/auth.ts';
 import { AccountBody, KeyBody, KeyUpdateBody } from '../../schemas/admin.ts';
@@ -15,7 +16,7 @@ export const adminRoutes =
     app.post(
       '/v1/keys',
       {
-        config: { idempotent: true },
+        // not idempotent: its response holds the new key, which is never stored (only its hash)
         schema: {
           tags: ['keys'],
           summary: 'Create an API key (admin); the key is shown only in this response',
@@ -87,7 +88,7 @@ export const adminRoutes =
     app.post(
       '/v1/accounts',
       {
-        config: { idempotent: true },
+        config: { idempotent: true, scope: 'admin' },
         schema: {
           tags: ['accounts'],
           summary: 'Create an account (operator admin)',
@@ -148,10 +149,16 @@ export const adminRoutes =
       {
         schema: {
           tags: ['accounts'],
-          summary: 'Your own account, with the signing secret of ad-hoc webhook deliveries',
+          summary:
+            'Your own account; keys with a webhooks scope (or admin) also see the signing secret of ad-hoc deliveries',
           response: { 200: Type.Ref('Account'), ...errorResponses(401, 429) },
         },
       },
-      async (request) => accountView(await ctx.accounts.get(principalOf(request).accountId), true),
+      async (request) => {
+        const principal = principalOf(request);
+        // the signing secret lets its holder forge deliveries: only keys that manage webhooks (or admins) see it
+        const withSecret = hasScope(principal, 'webhooks:read') || hasScope(principal, 'webhooks:write');
+        return accountView(await ctx.accounts.get(principal.accountId), withSecret);
+      },
     );
   };

@@ -16,7 +16,7 @@ export const batchRoutes =
       '/v1/batch/check',
       {
         bodyLimit: BATCH_BODY_LIMIT,
-        config: { idempotent: true },
+        config: { idempotent: true, scope: 'check' },
         schema: {
           tags: ['batches'],
           summary: 'Check 1–100 items now; every item is validated before any is evaluated',
@@ -34,7 +34,7 @@ export const batchRoutes =
       '/v1/batch/check/async',
       {
         bodyLimit: BATCH_BODY_LIMIT,
-        config: { idempotent: true },
+        config: { idempotent: true, scope: 'check' },
         schema: {
           tags: ['batches'],
           summary:

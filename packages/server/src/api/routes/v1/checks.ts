@@ -16,7 +16,7 @@ export const checkRoutes =
       '/v1/check',
       {
         bodyLimit: CHECK_BODY_LIMIT,
-        config: { idempotent: true },
+        config: { idempotent: true, scope: 'check' },
         schema: {
           tags: ['checks'],
           summary: 'Check one piece of content against a policy',
@@ -29,7 +29,7 @@ export const checkRoutes =
         },
       },
       async (request) => {
-        const body = request.body as Record<string, unknown>;
+        const body = (request.body ?? {}) as Record<string, unknown>;
         const record = await ctx.checks.check(principalOf(request), body, {
           requestId: request.idempotencyKey,
         });
@@ -47,6 +47,7 @@ export const checkRoutes =
           response: { 200: DryRunResult, ...errorResponses(400, 401, 403, 404, 422, 429) },
         },
       },
-      async (request) => ctx.checks.dryRun(principalOf(request), request.body as Record<string, unknown>),
+      async (request) =>
+        ctx.checks.dryRun(principalOf(request), (request.body ?? {}) as Record<string, unknown>),
     );
   };

@@ -53,7 +53,7 @@ export const decisionRoutes =
     app.post(
       '/v1/decisions/:decisionId/replay',
       {
-        config: { idempotent: true },
+        config: { idempotent: true, scope: 'check' },
         schema: {
           tags: ['decisions'],
           summary: 'Re-decide stored content under another policy; stores a new decision with replayOf',

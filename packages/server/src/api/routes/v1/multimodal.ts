@@ -16,7 +16,7 @@ export const multimodalRoutes =
       '/v1/check/multimodal',
       {
         bodyLimit: MULTIMODAL_BODY_LIMIT,
-        config: { idempotent: true },
+        config: { idempotent: true, scope: 'check' },
         schema: {
           tags: ['checks'],
           summary: 'Check text and up to 10 images together against one policy',
@@ -39,7 +39,7 @@ export const multimodalRoutes =
       async (request) => {
         const record = await ctx.multimodal.check(
           principalOf(request),
-          request.body as Record<string, unknown>,
+          (request.body ?? {}) as Record<string, unknown>,
           {
             requestId: request.idempotencyKey,
           },

@@ -12,7 +12,7 @@ export const policyRoutes =
     app.post(
       '/v1/policies',
       {
-        config: { idempotent: true },
+        config: { idempotent: true, scope: 'policies:write' },
         schema: {
           tags: ['policies'],
           summary: 'Create a policy (201) or replace your own (200, new version)',

@@ -7,6 +7,7 @@ import { AppError } from '../../../domain/errors.ts';
 import type { UploadedFile } from '../../../domain/videos.ts';
 import { MAX_VIDEO_BYTES, VideoTooLargeError, writeUpload } from '../../../media/video/source.ts';
 import { principalOf } from '../../plugins/auth.ts';
+import { claimIdempotencyKey } from '../../plugins/idempotency.ts';
 import { errorResponses } from '../../schemas/common.ts';
 import {
   VideoAccepted,
@@ -34,7 +35,7 @@ export const videoRoutes =
     app.post(
       '/v1/video/check',
       {
-        config: { idempotent: true },
+        config: { idempotent: true, scope: 'check' },
         schema: {
           tags: ['video'],
           summary: 'Check a video by URL; analysed in the background',
@@ -61,14 +62,15 @@ export const videoRoutes =
     app.post(
       '/v1/video/upload',
       {
-        config: { idempotent: true },
+        config: { idempotent: 'after-body', scope: 'check' },
         schema: {
           tags: ['video'],
           summary: 'Upload a video (multipart/form-data, ≤ 100 MB); analysed in the background',
           description:
             'Answers like /v1/video/check. Over 100 MB → 422 CONTENT_TOO_LARGE; not a decodable video → 422 ' +
             'INVALID_CONTENT; longer than maxDurationSeconds → 422 CONTENT_TOO_LARGE (`details.reason: ' +
-            '"duration"`). An Idempotency-Key replays the first accepted upload without reading the new file.',
+            '"duration"`). An Idempotency-Key replays the first accepted upload when the fields and the file are the ' +
+            'same, and is 422 IDEMPOTENCY_KEY_REUSED when they differ.',
           consumes: ['multipart/form-data'],
           body: VideoUploadBody,
           headers: Type.Object({ 'idempotency-key': Type.Optional(Type.String({ maxLength: 255 })) }),
@@ -114,6 +116,16 @@ export const videoRoutes =
         }
         if (!upload)
           throw new AppError('MISSING_REQUIRED_FIELD', 'video (a file part) is required', { field: 'video' });
+        // the request, for its idempotency key: the form fields and the file (by its SHA-256)
+        const body = { ...fields, video: { sha256: upload.sha256, bytes: upload.bytes } };
+        const replayed = await claimIdempotencyKey(ctx, request, reply, body).catch(async (error) => {
+          await fs.promises.rm(upload.file, { force: true });
+          throw error;
+        });
+        if (replayed) {
+          await fs.promises.rm(upload.file, { force: true });
+          return reply;
+        }
         const accepted = await ctx.videos.submitUpload(principal, upload, fields, {
           requestId: request.idempotencyKey,
         });

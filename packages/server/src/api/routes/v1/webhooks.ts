@@ -22,7 +22,7 @@ export const webhookRoutes =
     app.post(
       '/v1/webhooks',
       {
-        config: { idempotent: true },
+        config: { idempotent: true, scope: 'webhooks:write' },
         schema: {
           tags: ['webhooks'],
           summary: 'Register a webhook; the signing secret is shown only in this response',
@@ -146,17 +146,28 @@ export const webhookRoutes =
             limit: Type.Optional(
               Type.String({ pattern: '^[0-9]+$', description: 'Default 20, maximum 100' }),
             ),
+            offset: Type.Optional(Type.String({ pattern: '^[0-9]+$', description: 'Default 0' })),
           }),
           response: {
-            200: Type.Object({ deliveries: Type.Array(Delivery) }),
+            200: Type.Object({
+              deliveries: Type.Array(Delivery),
+              limit: Type.Integer(),
+              offset: Type.Integer(),
+              hasMore: Type.Boolean(),
+            }),
             ...errorResponses(401, 403, 404, 422, 429),
           },
         },
       },
       async (request) => {
-        const { limit } = parsePagination({ limit: request.query.limit });
-        const list = await ctx.webhooks.deliveries(principalOf(request), request.params.webhookId, limit);
-        return { deliveries: list.map(deliveryView) };
+        const { limit, offset } = parsePagination(request.query);
+        const { deliveries, hasMore } = await ctx.webhooks.deliveries(
+          principalOf(request),
+          request.params.webhookId,
+          limit,
+          offset,
+        );
+        return { deliveries: deliveries.map(deliveryView), limit, offset, hasMore };
       },
     );
   };
