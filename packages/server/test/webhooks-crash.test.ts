@@ -106,8 +106,13 @@ describe('kill -9 in the middle of deliveries and async batches', () => {
         receiver.requests.filter((r) => r.path === '/events' && decisionIds.has(r.json?.data?.id));
       await receiver
         .waitFor(
+          // Distinct batches: an event whose first attempt failed shows up twice once its retry succeeds.
           () =>
-            receiver.requests.filter((r) => r.path === '/batches' && succeeded.has(r.eventId)).length >= 3,
+            new Set(
+              receiver.requests
+                .filter((r) => r.path === '/batches' && succeeded.has(r.eventId))
+                .map((r) => r.json?.data?.batchId),
+            ).size >= 3,
           45_000,
           'every batch to complete',
         )
