@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { type AppState, buildApp } from './app.ts';
 import { bootstrap } from './bootstrap.ts';
 import type { Config, Secrets } from './config.ts';
@@ -28,6 +28,7 @@ export async function startServer(
     ({
       level: config.logLevel,
       redact: { paths: ['req.headers.authorization', 'req.headers["idempotency-key"]'], remove: true },
+      serializers: { req: requestForLog },
     } as object);
   const app = await buildApp(ctx, { logger });
   const address = await app.listen({ port: config.port, host: config.host });
@@ -54,5 +55,19 @@ export async function startServer(
       })();
       return stopping;
     },
+  };
+}
+
+/**
+ * What a request log line shows of the request: Fastify's default fields, with an evidence token (a capability:
+ * whoever has it can fetch the frame until it expires) replaced by `[token]`.
+ */
+export function requestForLog(request: FastifyRequest) {
+  return {
+    method: request.method,
+    url: request.url.replace(/\/evidence\/[^?#/]*/gi, '/evidence/[token]'),
+    host: request.host,
+    remoteAddress: request.ip,
+    remotePort: request.socket?.remotePort,
   };
 }

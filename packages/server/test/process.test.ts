@@ -43,6 +43,9 @@ describe('the service as a process', () => {
       expect(
         res.body.categories.find((c: any) => c.category === 'toxicity').highlights.length,
       ).toBeGreaterThan(0);
+      // An evidence token is a capability: it is not written to the request log (even when unknown)
+      const evidence = await fetch(`${server.url}/v1/evidence/evtoken_probe_4c1f9e?x=1`);
+      expect(evidence.status).toBe(404);
       expect(fs.existsSync(path.join(dataDir, 'verdict.db'))).toBe(true);
       // the database holds secrets: readable by the service's user only
       expect(fs.statSync(path.join(dataDir, 'verdict.db')).mode & 0o077).toBe(0);
@@ -54,6 +57,8 @@ describe('the service as a process', () => {
     const key = /\n {2}(vk_[A-Za-z0-9_-]+)\n/.exec(server.output())![1]!;
     expect(server.output()).toContain('"statusCode":200');
     expect(server.output().split(key).length - 1).toBe(2);
+    expect(server.output()).toContain('"url":"/v1/evidence/[token]?x=1"');
+    expect(server.output()).not.toContain('evtoken_probe_4c1f9e');
     // A second start on the same data prints no new key.
     const again = await startServerProcess({ VERDICT_DATA_DIR: dataDir });
     expect(again.output()).not.toContain('First start');
