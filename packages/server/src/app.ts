@@ -1,7 +1,7 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify';
 import { registerAuth } from './api/plugins/auth.ts';
 import { registerErrorHandling, sendError } from './api/plugins/errors.ts';
 import { registerIdempotency } from './api/plugins/idempotency.ts';
@@ -47,7 +47,8 @@ export async function buildApp(
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 8192 },
     // A URL the router cannot decode (bad percent-encoding) gets the error shape and a request ID too
     frameworkErrors: (error, request, reply) => {
-      reply.header('x-request-id', request.id);
+      // (the onSend hooks do not run for these)
+      commonHeaders(reply, request.id);
       sendError(reply, request, 'INVALID_PARAMETER', 'The URL is not valid (bad percent-encoding)', {
         reason: error.code,
       });
@@ -83,7 +84,7 @@ export async function buildApp(
   await app.register(swaggerUi, { routePrefix: '/docs' });
 
   app.addHook('onSend', async (request, reply, payload) => {
-    reply.header('x-request-id', request.id);
+    commonHeaders(reply, request.id);
     // While draining, tell keep-alive clients to go away so shutdown need not wait for idle sockets to time out.
     if (state.shuttingDown) reply.header('connection', 'close');
     return payload;
@@ -106,4 +107,10 @@ export async function buildApp(
   await app.register(videoRoutes(ctx));
 
   return Object.assign(app, { state }) as unknown as FastifyInstance & { state: AppState };
+}
+
+/** Headers of every answer: its request ID, and no type sniffing (a submitted text echoed back never runs as HTML). */
+function commonHeaders(reply: FastifyReply, requestId: string): void {
+  reply.header('x-request-id', requestId);
+  reply.header('x-content-type-options', 'nosniff');
 }

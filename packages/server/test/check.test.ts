@@ -16,6 +16,7 @@ describe('POST /v1/check (text) and dry-run', () => {
     });
     expect(res.status).toBe(200);
     expect(res.headers['x-request-id']).toMatch(/^req_/);
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
     const r = res.body;
     expect(r.decisionId).toMatch(/^dec_[0-9A-Z]{26}$/);
     expect(r).toMatchObject({

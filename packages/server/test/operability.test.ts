@@ -114,6 +114,9 @@ describe('health, readiness, OpenAPI and docs', () => {
       code: 'INVALID_PARAMETER',
       requestId: bad.headers['x-request-id'],
     });
+    // error answers, framework ones included, are no more sniffable than the others
+    expect(bad.headers['x-content-type-options']).toBe('nosniff');
+    expect(long.headers['x-content-type-options']).toBe('nosniff');
   });
 
   it('gives every request two minutes to arrive, so slow-body clients cannot hold sockets for ever', () => {

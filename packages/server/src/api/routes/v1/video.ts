@@ -186,7 +186,6 @@ export const videoRoutes =
         return reply
           .type('image/jpeg')
           .header('cache-control', `private, max-age=${maxAge}`)
-          .header('x-content-type-options', 'nosniff')
           .send(found.bytes);
       },
     );
