@@ -39,6 +39,8 @@ export function createVideoEvaluator(
   return new VideoEvaluator(imageProvider, videoFetchOptions(config, fetch), {
     dataDir: config.dataDir,
     maxInFlight: framesInFlight(config),
+    // one ffmpeg per image worker: more would only compete for the same cores
+    concurrency: Math.max(1, config.imageWorkers ?? 2),
   });
 }
 

@@ -21,6 +21,8 @@ describe('video checks: URL and upload, progress, results, evidence, events', ()
   let ca: TestCa;
   let receiver: HttpsReceiver;
   let media: TestServer;
+  /** while set, requests for held.mp4 wait here until the test answers them */
+  let held: http.ServerResponse[] | null = null;
   let t: TestApp;
   let worker: RunningWorker | null = null;
   let clip: string; // 4 s
@@ -36,7 +38,8 @@ describe('video checks: URL and upload, progress, results, evidence, events', ()
     await receiver.start();
     media = await serve((req, res) => {
       const name = path.basename(new URL(req.url ?? '/', 'http://x').pathname);
-      const file = path.join(dir, name);
+      if (name === 'held.mp4' && held) return void held.push(res);
+      const file = path.join(dir, name === 'held.mp4' ? 'long.mp4' : name);
       if (!fs.existsSync(file)) return void res.writeHead(404).end();
       res.writeHead(200, { 'content-type': 'video/mp4' }).end(fs.readFileSync(file));
     });
@@ -419,6 +422,31 @@ describe('video checks: URL and upload, progress, results, evidence, events', ()
     });
     expect(bad.status).toBe(422);
     expect(bad.body.error).toMatchObject({ code: 'INVALID_VIDEO_URL', details: { field: 'video' } });
+  });
+
+  it('runs one synchronous video check per image worker, queues four times as many and refuses more with 503', async () => {
+    const { key } = await account({ quota: 1000 });
+    held = [];
+    const body = { content: `${media.url}/held.mp4`, contentType: 'video', policyId: 'default' };
+    // one worker (imageWorkers: 1): the first check holds the slot while its download waits, four wait their turn
+    const checks = Array.from({ length: 6 }, () => t.request('POST', '/v1/check', { key, body }));
+    const first = await Promise.race([
+      ...checks,
+      new Promise<never>((_, reject) => setTimeout(() => reject(new Error('no check was refused')), 20_000)),
+    ]);
+    expect(first.status, JSON.stringify(first.body)).toBe(503);
+    expect(first.body.error).toMatchObject({
+      code: 'SERVICE_UNAVAILABLE',
+      details: { reason: 'busy', running: 1, waiting: 4 },
+    });
+    const waiting = held;
+    held = null;
+    const video = fs.readFileSync(long);
+    for (const res of waiting) res.writeHead(200, { 'content-type': 'video/mp4' }).end(video);
+    const all = await Promise.all(checks);
+    expect(all.map((r) => r.status).sort()).toEqual([200, 200, 200, 200, 200, 503]);
+    // the refused check cost nothing
+    expect((await t.request('GET', '/v1/usage', { key })).body.breakdown.videoFrames).toBe(50);
   });
 
   it('refuses an upload over 100 MB with 422 CONTENT_TOO_LARGE while it streams, and keeps nothing', async () => {

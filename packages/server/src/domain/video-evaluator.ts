@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { ConcurrencyGate } from '../limits/concurrency.ts';
 import { NotAVideoError, probeVideo } from '../media/video/probe.ts';
 import { downloadVideo, parseVideoUrl, type VideoFetchOptions } from '../media/video/source.ts';
 import type { Provider } from '../providers/provider.ts';
@@ -38,21 +39,29 @@ export interface VideoEvaluation extends Evaluation {
  */
 export class VideoEvaluator implements ContentEvaluator {
   readonly contentType = 'video' as const;
+  /** Each check runs ffprobe and ffmpeg: `concurrency` at once, four times as many waiting, later ones 503. */
+  private readonly gate: ConcurrencyGate;
 
   constructor(
     private readonly provider: Provider,
     private readonly fetchOptions: VideoFetchOptions,
-    private readonly options: { dataDir: string; maxInFlight: number },
-  ) {}
+    private readonly options: { dataDir: string; maxInFlight: number; concurrency: number },
+  ) {
+    this.gate = new ConcurrencyGate(options.concurrency, options.concurrency * 4, 'synchronous video checks');
+  }
 
   prepare(content: unknown, field: string): PreparedContent {
     const url = parseVideoUrl(content, field, { allowHttp: this.fetchOptions.allowHttp });
     return { contentType: 'video', stored: url, payload: { url, field } satisfies VideoPayload };
   }
 
-  async evaluate(
+  evaluate(prepared: PreparedContent, options: { signal?: AbortSignal } = {}): Promise<VideoEvaluation> {
+    return this.gate.run(() => this.evaluateNow(prepared, options));
+  }
+
+  private async evaluateNow(
     prepared: PreparedContent,
-    options: { signal?: AbortSignal } = {},
+    options: { signal?: AbortSignal },
   ): Promise<VideoEvaluation> {
     const { url, field } = prepared.payload as VideoPayload;
     const file = path.join(this.options.dataDir, 'uploads', `${newId('req')}.video`);
