@@ -5,8 +5,6 @@
  */
 import { statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import v8 from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { Filter } from 'bad-words';
 import leo from 'leo-profanity';
 import { englishDataset, englishRecommendedTransformers, RegExpMatcher } from 'obscenity';
@@ -150,8 +148,8 @@ function slices32k(file: string, column: string): string[] {
 // honest worst case. Two streams, each text classified once: the held-out TweetEval hate test tweets (never trained
 // on), and for a steadier median every slice of five English datasets of other kinds (tweets, Reddit posts,
 // Wikipedia comments) — for speed, what counts is that the caches have not met a slice's words, not whether the
-// model was trained on them. All slices are cut before timing and the bench's own garbage is collected first:
-// scavenges of the parsed CSV data (up to 9 ms) otherwise landed inside timed classifications.
+// model was trained on them. All slices are cut before any is timed: cutting them between timed texts let
+// scavenges of the parsed CSV data (up to 9 ms, seen with a GC observer) land inside timed classifications.
 const warmSlices = slices32k('tweeteval_hate_offensive/offensive_train.csv.gz', 'text').slice(0, 10);
 const heldOutSlices = slices32k('tweeteval_hate_offensive/hate_test.csv.gz', 'text');
 const broadSlices = [
@@ -161,12 +159,9 @@ const broadSlices = [
   ['olid_offenseval2019/olid_train.csv.gz', 'tweet'],
   ['tweeteval_hate_offensive/hate_train.csv.gz', 'text'],
 ].flatMap(([file, column]) => slices32k(file!, column!));
-v8.setFlagsFromString('--expose-gc');
-const collectGarbage = runInNewContext('gc') as () => void;
 // First, as a running service would have, the JIT meets long texts of other kinds: 10 slices of training tweets.
 for (const x of warmSlices) model.classify(x);
 function timeEach(slices: string[]): number[] {
-  collectGarbage();
   const out = slices.map((x) => {
     const start = performance.now();
     model.classify(x);
