@@ -62,7 +62,7 @@ export async function startServer(
  * What a request log line shows of the request: Fastify's default fields, with an evidence token (a capability:
  * whoever has it can fetch the frame until it expires) replaced by `[token]`.
  */
-export function requestForLog(request: FastifyRequest) {
+function requestForLog(request: FastifyRequest) {
   return {
     method: request.method,
     url: request.url.replace(/\/evidence\/[^?#/]*/gi, '/evidence/[token]'),

@@ -11,7 +11,7 @@ import type { Policy } from './policies/policy.ts';
 import type { PolicyService } from './policies/service.ts';
 import { type Principal, requireScope } from './principal.ts';
 import { type CategoryName, type ContentType, type Language, POLICY_CATEGORY_NAMES } from './taxonomy.ts';
-import { type UsageService, unitsOfType, withReservation } from './usage.ts';
+import { type UsageService, unitsOfReplay, unitsOfType, withReservation } from './usage.ts';
 import { SYNC_VIDEO_FRAMES } from './video-evaluator.ts';
 
 export interface PreparedCheck {
@@ -234,7 +234,7 @@ export class CheckService {
         { decisionId },
       );
     }
-    const units = unitsOfType(original.contentType === 'image' ? 'image' : 'text');
+    const units = unitsOfReplay(original.contentType);
     return withReservation(this.usage, principal, units, async (reservation) => {
       const record = multimodal
         ? this.record(principal, policy, multimodal.outcome, {

@@ -1,9 +1,9 @@
 import { performance } from 'node:perf_hooks';
-import type { DecisionRecord, ReplayItem } from '../storage/repositories/decisions.ts';
+import type { DecisionRecord, ReplayFrame, ReplayItem } from '../storage/repositories/decisions.ts';
 import type { CheckService } from './checks.ts';
 import { requireField, validateLanguage, validateMetadata } from './content.ts';
 import type { DecisionStore } from './decisions.ts';
-import { applyPolicy, type CategoryResult } from './engine.ts';
+import { applyPolicy, type CategoryResult, type PolicyOutcome } from './engine.ts';
 import { AppError } from './errors.ts';
 import type { EvaluatorRegistry, PreparedContent } from './evaluators.ts';
 import type { MediaRef } from './media.ts';
@@ -222,32 +222,23 @@ export class MultimodalService {
     let textLanguage: string | null = null;
     for (const { item, index, evaluation, latency } of evaluated) {
       const { result } = evaluation;
-      const outcome = applyPolicy(policy, result);
+      const frames = item.contentType === 'video' ? frameScores(evaluation as VideoEvaluation) : null;
       results.push({
         index,
         contentType: item.contentType,
         ...(item.contentType !== 'text' && { contentRef: item.prepared.stored }),
-        safe: outcome.safe,
-        flagged: outcome.flagged,
-        action: outcome.action,
-        categories: outcome.categories.map(({ action: _a, ...c }) => c),
+        ...itemVerdict(applyPolicy(policy, result)),
         provider: evaluation.provider,
         modelVersion: result.modelVersion,
         latency,
         cost: result.cost,
-        ...(item.contentType === 'video' && { frames: framesUnder(policy, evaluation as VideoEvaluation) }),
+        ...(frames && { frames: framesUnder(policy, frames) }),
       });
       replayItems.push({
         scores: result.scores,
         evaluated: result.evaluated,
         ...(result.highlights && { highlights: result.highlights }),
-        ...(item.contentType === 'video' && {
-          frames: (evaluation as VideoEvaluation).frames.map((f) => ({
-            frameNumber: f.frameNumber,
-            timestamp: f.timestamp,
-            scores: Object.fromEntries(f.categories.map((c) => [c.category, c.score])),
-          })),
-        }),
+        ...(frames && { frames }),
       });
       for (const category of result.evaluated) {
         judged.add(category);
@@ -308,45 +299,52 @@ export class MultimodalService {
 export function replayMultimodal(
   original: DecisionRecord,
   policy: Policy,
-): { outcome: ReturnType<typeof applyPolicy>; results: MultimodalItemResult[] } | null {
+): { outcome: PolicyOutcome; results: MultimodalItemResult[] } | null {
   const items = original.replayData?.items;
   const stored = (original.results ?? []) as MultimodalItemResult[];
   if (!items || items.length !== stored.length) return null;
   const results = stored.map((item, i): MultimodalItemResult => {
     const raw = items[i]!;
-    const outcome = applyPolicy(policy, raw);
     return {
       ...item,
-      safe: outcome.safe,
-      flagged: outcome.flagged,
-      action: outcome.action,
-      categories: outcome.categories.map(({ action: _a, ...c }) => c),
+      ...itemVerdict(applyPolicy(policy, raw)),
       latency: 0,
       cost: 0,
-      ...(raw.frames && {
-        frames: raw.frames.map((f) =>
-          frameResult(
-            f.frameNumber,
-            f.timestamp,
-            applyPolicy(policy, { scores: f.scores, evaluated: Object.keys(f.scores) as CategoryName[] }),
-          ),
-        ),
-      }),
+      ...(raw.frames && { frames: framesUnder(policy, raw.frames) }),
     };
   });
   const outcome = applyPolicy(policy, { scores: original.rawScores, evaluated: original.evaluated });
   return { outcome, results };
 }
 
-/** A video item's frames, judged under the request's policy. */
-function framesUnder(policy: Parameters<typeof applyPolicy>[0], evaluation: VideoEvaluation): FrameResult[] {
-  return evaluation.frames.map((frame) => {
-    const outcome = applyPolicy(policy, {
-      scores: Object.fromEntries(frame.categories.map((c) => [c.category, c.score])),
-      evaluated: frame.categories.map((c) => c.category),
-    });
-    return frameResult(frame.frameNumber, frame.timestamp, outcome);
-  });
+/** An item's verdict under a policy, as its result shows it (categories without their action). */
+function itemVerdict(outcome: PolicyOutcome) {
+  return {
+    safe: outcome.safe,
+    flagged: outcome.flagged,
+    action: outcome.action,
+    categories: outcome.categories.map(({ action: _a, ...c }) => c),
+  };
+}
+
+/** A video item's frames as their scores (every category the provider judged), as a replay keeps them. */
+function frameScores(evaluation: VideoEvaluation): ReplayFrame[] {
+  return evaluation.frames.map((frame) => ({
+    frameNumber: frame.frameNumber,
+    timestamp: frame.timestamp,
+    scores: Object.fromEntries(frame.categories.map((c) => [c.category, c.score])),
+  }));
+}
+
+/** A video item's frames, judged under the request's (or the replay's) policy. */
+function framesUnder(policy: Policy, frames: ReplayFrame[]): FrameResult[] {
+  return frames.map((f) =>
+    frameResult(
+      f.frameNumber,
+      f.timestamp,
+      applyPolicy(policy, { scores: f.scores, evaluated: Object.keys(f.scores) as CategoryName[] }),
+    ),
+  );
 }
 
 /** The multi-modal response of interface §4.7, with the extension fields we add. */

@@ -20,12 +20,17 @@ export function unitsOfType(contentType: ContentType, count = 1): UsageUnits {
   return units({ text: count });
 }
 
+/** What a replay counts: one evaluation, an image one for an image and a text one otherwise (nothing is fetched). */
+export function unitsOfReplay(contentType: DecisionRecord['contentType']): UsageUnits {
+  return unitsOfType(contentType === 'image' ? 'image' : 'text');
+}
+
 /**
- * What a stored decision counts: one per text and image, one per video frame; multi-modal items each count. A replay
- * counts one evaluation (an image one for an image, a text one otherwise), as CheckService.replay reserves.
+ * What a stored decision counts: one per text and image, one per video frame; multi-modal items each count; a
+ * replay as unitsOfReplay.
  */
 export function unitsOfDecision(d: DecisionRecord): UsageUnits {
-  if (d.replayOf !== null) return unitsOfType(d.contentType === 'image' ? 'image' : 'text');
+  if (d.replayOf !== null) return unitsOfReplay(d.contentType);
   if (d.contentType !== 'multimodal' && d.contentType !== 'video') return unitsOfType(d.contentType);
   const out = units({});
   for (const item of (d.results ?? []) as {

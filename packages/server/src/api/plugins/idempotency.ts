@@ -105,7 +105,7 @@ export function registerIdempotency(app: FastifyInstance, ctx: AppContext): void
       Array.isArray(header) ? header[0] : header,
     );
     request.idempotencyKey = key;
-    if (key === null || request.routeOptions.config.idempotent === 'after-body') return;
+    if (key === null || idempotent === 'after-body') return;
     if (await claimIdempotencyKey(ctx, request, reply, request.body)) return reply;
   });
 

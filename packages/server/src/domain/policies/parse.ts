@@ -5,6 +5,10 @@ import type { PolicyCategory } from './policy.ts';
 
 export const MAX_POLICY_YAML_BYTES = 64 * 1024;
 
+const MAX_ALIASES = 20;
+const TOP_LEVEL_KEYS = new Set(['name', 'description', 'categories']);
+const CATEGORY_KEYS = new Set(['threshold', 'action']);
+
 /** The first key that repeats an earlier key of its mapping, in one pass over each mapping. */
 function firstDuplicateKey(doc: Document): Node | null {
   let found: Node | null = null;
@@ -24,9 +28,6 @@ function firstDuplicateKey(doc: Document): Node | null {
   });
   return found;
 }
-const MAX_ALIASES = 20;
-const TOP_LEVEL_KEYS = new Set(['name', 'description', 'categories']);
-const CATEGORY_KEYS = new Set(['threshold', 'action']);
 
 export interface ParsedPolicy {
   name: string;
@@ -76,10 +77,12 @@ export function parsePolicyYaml(source: string): ParsedPolicy {
     value = doc.toJS({ maxAliasCount: MAX_ALIASES });
   } catch (error) {
     // alias expansion over the limit (or a document yaml cannot turn into values): the whole document is at fault
-    throw new AppError('INVALID_YAML', `YAML could not be read: ${(error as Error).message}`, {
+    const { message } = error as Error;
+    const aliases = /alias/i.test(message);
+    throw new AppError('INVALID_YAML', `YAML could not be read: ${message}`, {
       field: 'yamlContent',
-      reason: /alias/i.test((error as Error).message) ? 'too_many_aliases' : 'unreadable',
-      ...(/alias/i.test((error as Error).message) && { maxAliases: MAX_ALIASES }),
+      reason: aliases ? 'too_many_aliases' : 'unreadable',
+      ...(aliases && { maxAliases: MAX_ALIASES }),
     });
   }
   if (!isMap(doc.contents) || typeof value !== 'object' || value === null || Array.isArray(value)) {

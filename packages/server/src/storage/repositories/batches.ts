@@ -14,6 +14,13 @@ export interface BatchItemResult {
   decisionId: string;
 }
 
+/** Why a batch failed: the error's code and message, and its details (e.g. the item at fault). */
+export interface BatchError {
+  code: string;
+  message: string;
+  details?: Record<string, unknown>;
+}
+
 export interface BatchRecord {
   batchId: string;
   accountId: string;
@@ -25,7 +32,7 @@ export interface BatchRecord {
   items: Array<Record<string, unknown>>;
   webhookUrl: string;
   requestId: string | null;
-  error: { code: string; message: string; details?: Record<string, unknown> } | null;
+  error: BatchError | null;
   createdAt: string;
   updatedAt: string;
   completedAt: string | null;
@@ -140,7 +147,7 @@ export class BatchRepository {
     trx: Db,
     batchId: string,
     status: 'completed' | 'failed',
-    error: { code: string; message: string; details?: Record<string, unknown> } | null,
+    error: BatchError | null,
     at: string,
   ): Promise<boolean> {
     const result = await trx

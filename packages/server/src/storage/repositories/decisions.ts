@@ -5,13 +5,20 @@ import type { Db } from '../database.ts';
 import { fromJson, toJson } from '../json.ts';
 import type { DecisionsTable } from '../schema.ts';
 
+/** A video frame's position and scores (every category judged). */
+export interface ReplayFrame {
+  frameNumber: number;
+  timestamp: number;
+  scores: Partial<Record<CategoryName, number>>;
+}
+
 /** A multi-modal item's judgement under no policy in particular: what its replay re-applies a policy to. */
 export interface ReplayItem {
   scores: Partial<Record<CategoryName, number>>;
   evaluated: CategoryName[];
   highlights?: Partial<Record<CategoryName, Highlight[]>>;
-  /** a video item's frames: position and scores */
-  frames?: { frameNumber: number; timestamp: number; scores: Partial<Record<CategoryName, number>> }[];
+  /** a video item's frames */
+  frames?: ReplayFrame[];
 }
 
 /** What a replay needs beyond a decision's own fields. */
