@@ -73,6 +73,12 @@ function byCategory<T>(v: ArrayLike<T>): Record<TextCategory, T> {
 if (TEXT_CATEGORIES.join() !== 'toxicity,harassment,hate,violence,sexual,self_harm,profanity,spam')
   throw new Error('byCategory does not list TEXT_CATEGORIES in order');
 
+/** Whether [start, end) overlaps a highlight of `hs`. */
+function overlapsAny(hs: Highlight[], start: number, end: number): boolean {
+  for (const h of hs) if (start < h.end && h.start < end) return true;
+  return false;
+}
+
 function sigmoid(z: number): number {
   return 1 / (1 + Math.exp(-z));
 }
@@ -692,8 +698,7 @@ export class LocalTextModel implements TextModel {
       // the tokenizer drops combining marks: a span ends after those that belong to its last letter ("fucké")
       let end = fx.hlEnd[t]!;
       while (end < text.length && COMBINING_MARK.test(text[end]!)) end++;
-      if (out.some((h) => start < h.end && h.start < end)) continue;
-      out.push({ start, end, text: text.slice(start, end) });
+      if (!overlapsAny(out, start, end)) out.push({ start, end, text: text.slice(start, end) });
     }
     return out;
   }
