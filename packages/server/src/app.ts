@@ -5,6 +5,7 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyServerOpt
 import { registerAuth } from './api/plugins/auth.ts';
 import { registerErrorHandling, sendError } from './api/plugins/errors.ts';
 import { registerIdempotency } from './api/plugins/idempotency.ts';
+import { registerJsonBodies } from './api/plugins/json-body.ts';
 import { registerRateLimits } from './api/plugins/rate-limit.ts';
 import { healthRoutes } from './api/routes/health.ts';
 import { adminRoutes } from './api/routes/v1/admin.ts';
@@ -61,6 +62,7 @@ export async function buildApp(
   app.setValidatorCompiler(() => () => true);
   // JSON only: a text/plain body would reach the handlers as a string (and fail as "content is required")
   app.removeContentTypeParser('text/plain');
+  registerJsonBodies(app);
   const state: AppState = { shuttingDown: false };
 
   for (const schema of [ErrorBody, CheckResult, Decision, Policy, ApiKey, Account]) app.addSchema(schema);

@@ -1,12 +1,15 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { AppContext } from '../../../context.ts';
+import { MAX_BATCH_ITEMS } from '../../../domain/batches.ts';
 import { principalOf } from '../../plugins/auth.ts';
 import { AsyncBatchBody, BatchAccepted, BatchBody, BatchResult, BatchStatus } from '../../schemas/batches.ts';
 import { errorResponses } from '../../schemas/common.ts';
 
 /** 100 texts of 32 KB are ~3.3 MB of JSON; images in batches are meant as URLs. */
 const BATCH_BODY_LIMIT = 16 * 1024 * 1024;
+/** JSON values a batch body may hold: each item's 8 KB of metadata holds at most ~4,100, plus its few fields. */
+const BATCH_JSON_VALUES = MAX_BATCH_ITEMS * 5_000;
 
 /** Batches of checks (interface §4.3, §4.4; decisions §7). */
 export const batchRoutes =
@@ -16,7 +19,7 @@ export const batchRoutes =
       '/v1/batch/check',
       {
         bodyLimit: BATCH_BODY_LIMIT,
-        config: { idempotent: true, scope: 'check' },
+        config: { idempotent: true, scope: 'check', maxJsonValues: BATCH_JSON_VALUES },
         schema: {
           tags: ['batches'],
           summary: 'Check 1–100 items now; every item is validated before any is evaluated',
@@ -34,7 +37,7 @@ export const batchRoutes =
       '/v1/batch/check/async',
       {
         bodyLimit: BATCH_BODY_LIMIT,
-        config: { idempotent: true, scope: 'check' },
+        config: { idempotent: true, scope: 'check', maxJsonValues: BATCH_JSON_VALUES },
         schema: {
           tags: ['batches'],
           summary:
