@@ -588,6 +588,45 @@ describe('video checks: URL and upload, progress, results, evidence, events', ()
     expect(fs.readdirSync(uploads).length).toBeLessThanOrEqual(stored);
   });
 
+  it('refuses videos too costly to decode (resolution, frame rate, pixel rate) before accepting them', async () => {
+    const { key } = await account();
+    const cases = [
+      // a side over 8192 pixels
+      { name: 'wide.mp4', make: { size: '8448x64', rate: 5, seconds: 1 }, reason: 'resolution' },
+      // cheap pictures, but 1,000 of them a second
+      { name: 'fast.mp4', make: { size: '64x48', rate: 1000, seconds: 1 }, reason: 'frame_rate' },
+      // 4K at 240 fps: each limit alone is met, their product is not
+      { name: 'heavy.mp4', make: { size: '3840x2160', rate: 240, seconds: 0.05 }, reason: 'pixel_rate' },
+    ] as const;
+    for (const c of cases) {
+      makeVideo(dir, c.name, { ...c.make, source: 'color' });
+      const uploaded = await upload(
+        key,
+        { policyId: 'default' },
+        { name: c.name, bytes: fs.readFileSync(path.join(dir, c.name)) },
+      );
+      expect(uploaded.status, c.name).toBe(422);
+      expect(uploaded.body.error).toMatchObject({
+        code: 'CONTENT_TOO_LARGE',
+        details: { field: 'video', reason: c.reason },
+      });
+      const byUrl = await t.request('POST', '/v1/video/check', {
+        key,
+        body: { videoUrl: `${media.url}/${c.name}`, policyId: 'default' },
+      });
+      expect(byUrl.body.error).toMatchObject({
+        code: 'CONTENT_TOO_LARGE',
+        details: { field: 'videoUrl', reason: c.reason },
+      });
+      const sync = await t.request('POST', '/v1/check', {
+        key,
+        body: { contentType: 'video', content: `${media.url}/${c.name}`, policyId: 'default' },
+      });
+      expect(sync.body.error).toMatchObject({ code: 'CONTENT_TOO_LARGE', details: { reason: c.reason } });
+    }
+    expect((await t.request('GET', '/v1/usage', { key })).body.evaluations).toBe(0);
+  });
+
   it('rejects bad inputs before accepting anything', async () => {
     const { key, accountId } = await account();
     const notVideo = await upload(

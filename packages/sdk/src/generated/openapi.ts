@@ -3063,7 +3063,7 @@ export interface paths {
               /** @description Frames sampled at most; default 60, max 600 */
               maxFrames?: number;
             };
-            /** @description Longest video accepted, seconds; default 300, max 3600. A longer video → 422 CONTENT_TOO_LARGE with `details.reason: "duration"`, `details.durationSeconds` and `details.maxDurationSeconds`. */
+            /** @description Longest video accepted, seconds; default 300, max 3600. A longer video → 422 CONTENT_TOO_LARGE with `details.reason: "duration"`, `details.durationSeconds` and `details.maxDurationSeconds`. Videos too costly to decode are refused the same way: frames over 8192 pixels a side or 8192×4320 (`"resolution"`), over 240 fps (`"frame_rate"`), or over 8K at 30 fps in pixels per second (`"pixel_rate"`). */
             maxDurationSeconds?: number;
             /** @description Idempotency key */
             requestId?: string;
@@ -3216,7 +3216,7 @@ export interface paths {
             policyId: string;
             /** @description Optional https URL that receives moderation.completed / moderation.failed, signed with the account signing secret */
             webhookUrl?: string;
-            /** @description Longest video accepted, seconds; default 300, max 3600. A longer video → 422 CONTENT_TOO_LARGE with `details.reason: "duration"`, `details.durationSeconds` and `details.maxDurationSeconds`. */
+            /** @description Longest video accepted, seconds; default 300, max 3600. A longer video → 422 CONTENT_TOO_LARGE with `details.reason: "duration"`, `details.durationSeconds` and `details.maxDurationSeconds`. Videos too costly to decode are refused the same way: frames over 8192 pixels a side or 8192×4320 (`"resolution"`), over 240 fps (`"frame_rate"`), or over 8K at 30 fps in pixels per second (`"pixel_rate"`). */
             maxDurationSeconds?: number;
             /** @description Seconds between sampled frames; default 1, minimum 0.1 */
             frameInterval?: number;

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ConcurrencyGate } from '../limits/concurrency.ts';
-import { NotAVideoError, probeVideo } from '../media/video/probe.ts';
+import { NotAVideoError, probeVideo, type VideoInfo } from '../media/video/probe.ts';
 import { downloadVideo, parseVideoUrl, type VideoFetchOptions } from '../media/video/source.ts';
 import type { Provider } from '../providers/provider.ts';
 import { AppError } from './errors.ts';
@@ -14,6 +14,7 @@ import {
 import { newId } from './ids.ts';
 import type { Policy } from './policies/policy.ts';
 import { analyzeVideoFile, type FrameResult } from './video-analysis.ts';
+import { checkDecodeCost } from './video-options.ts';
 
 export type { FrameResult };
 
@@ -67,9 +68,9 @@ export class VideoEvaluator implements ContentEvaluator {
     const file = path.join(this.options.dataDir, 'uploads', `${newId('req')}.video`);
     try {
       await downloadVideo(url, file, field, this.fetchOptions);
-      let duration: number;
+      let info: VideoInfo;
       try {
-        duration = (await probeVideo(file, options.signal ? { signal: options.signal } : {})).durationSeconds;
+        info = await probeVideo(file, options.signal ? { signal: options.signal } : {});
       } catch (error) {
         if (!(error instanceof NotAVideoError)) throw error;
         throw new AppError('INVALID_CONTENT', `${field} is not a decodable video`, {
@@ -77,6 +78,8 @@ export class VideoEvaluator implements ContentEvaluator {
           reason: error.reason,
         });
       }
+      checkDecodeCost(info, field);
+      const duration = info.durationSeconds;
       if (duration > SYNC_VIDEO_MAX_SECONDS) {
         throw new AppError(
           'CONTENT_TOO_LARGE',

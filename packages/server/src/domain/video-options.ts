@@ -97,3 +97,49 @@ export function plannedFrames(durationSeconds: number, options: VideoOptions): n
   const interval = samplingInterval(durationSeconds, options);
   return Math.max(1, Math.min(options.maxFrames, Math.ceil(covered / interval - 1e-9)));
 }
+
+/**
+ * What a video may cost to decode. ffmpeg decodes every frame of the covered duration whatever the sampling, so a
+ * small file of a large or fast picture (4K at 1,000 fps) could hold a worker for minutes while costing a few
+ * frames of quota. Within these: 8K at 30 fps, 4K at 120, 1080p at 240.
+ */
+export const VIDEO_DECODE_LIMITS = {
+  maxSide: 8192,
+  maxPixels: 8192 * 4320,
+  maxFramesPerSecond: 240,
+  maxPixelsPerSecond: 8192 * 4320 * 30,
+} as const;
+
+/** 422 CONTENT_TOO_LARGE for a probed video beyond VIDEO_DECODE_LIMITS (an unknown frame rate is not judged). */
+export function checkDecodeCost(
+  info: { width: number; height: number; framesPerSecond: number | null },
+  field: string,
+): void {
+  const L = VIDEO_DECODE_LIMITS;
+  const { width, height } = info;
+  if (width > L.maxSide || height > L.maxSide || width * height > L.maxPixels) {
+    throw new AppError(
+      'CONTENT_TOO_LARGE',
+      `The video's frames are ${width}×${height}; at most ${L.maxSide} pixels a side and ${L.maxPixels} pixels`,
+      { field, reason: 'resolution', width, height, maxSide: L.maxSide, maxPixels: L.maxPixels },
+    );
+  }
+  const fps = info.framesPerSecond;
+  if (fps === null) return;
+  const framesPerSecond = Math.round(fps * 100) / 100;
+  if (fps > L.maxFramesPerSecond) {
+    throw new AppError(
+      'CONTENT_TOO_LARGE',
+      `The video has ${framesPerSecond} frames per second; at most ${L.maxFramesPerSecond}`,
+      { field, reason: 'frame_rate', framesPerSecond, maxFramesPerSecond: L.maxFramesPerSecond },
+    );
+  }
+  const pixelsPerSecond = Math.round(width * height * fps);
+  if (pixelsPerSecond > L.maxPixelsPerSecond) {
+    throw new AppError(
+      'CONTENT_TOO_LARGE',
+      `The video has ${pixelsPerSecond} pixels per second (${width}×${height} at ${framesPerSecond} fps); at most ${L.maxPixelsPerSecond}`,
+      { field, reason: 'pixel_rate', pixelsPerSecond, maxPixelsPerSecond: L.maxPixelsPerSecond },
+    );
+  }
+}

@@ -18,7 +18,13 @@ import { type Principal, requireAnyScope, requireScope, workerPrincipal } from '
 import { monthOf, type UsageService, units } from './usage.ts';
 import { analyzeVideoFile } from './video-analysis.ts';
 import type { EvidenceStore } from './video-evidence.ts';
-import { parseVideoOptions, plannedFrames, samplingInterval, type VideoOptions } from './video-options.ts';
+import {
+  checkDecodeCost,
+  parseVideoOptions,
+  plannedFrames,
+  samplingInterval,
+  type VideoOptions,
+} from './video-options.ts';
 import { videoResultView, videoStatusView } from './video-views.ts';
 import { assertPublicWebhookUrl, parseWebhookUrl } from './webhook-url.ts';
 
@@ -255,6 +261,7 @@ export class VideoService {
     },
   ) {
     const info = await probe(v.file, v.field);
+    checkDecodeCost(info, v.field);
     const { videoOptions } = v;
     if (info.durationSeconds > videoOptions.maxDurationSeconds) {
       throw new AppError(

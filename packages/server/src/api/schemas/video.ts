@@ -15,7 +15,9 @@ const MaxDuration = Type.Number({
   maximum: 3600,
   description:
     'Longest video accepted, seconds; default 300, max 3600. A longer video → 422 CONTENT_TOO_LARGE with ' +
-    '`details.reason: "duration"`, `details.durationSeconds` and `details.maxDurationSeconds`.',
+    '`details.reason: "duration"`, `details.durationSeconds` and `details.maxDurationSeconds`. Videos too costly to ' +
+    'decode are refused the same way: frames over 8192 pixels a side or 8192×4320 (`"resolution"`), over 240 fps ' +
+    '(`"frame_rate"`), or over 8K at 30 fps in pixels per second (`"pixel_rate"`).',
 });
 const WebhookUrl = Type.String({
   description:

@@ -6,6 +6,8 @@ export interface VideoInfo {
   width: number;
   height: number;
   codec: string;
+  /** Average frames per second (the stream's, else frames ÷ duration); null when ffprobe cannot tell. */
+  framesPerSecond: number | null;
   /** Container format names as ffprobe reports them, e.g. "mov,mp4,m4a,3gp,3g2,mj2". */
   format: string;
 }
@@ -57,6 +59,8 @@ export async function probeVideo(
       width?: number;
       height?: number;
       duration?: string;
+      avg_frame_rate?: string;
+      nb_frames?: string;
     }>;
   };
   try {
@@ -73,11 +77,21 @@ export async function probeVideo(
   if (!Number.isFinite(duration) || duration <= 0) {
     throw new NotAVideoError('no_duration', 'The video has no known duration');
   }
+  const frames = Number(stream.nb_frames);
   return {
     durationSeconds: duration,
     width: stream.width,
     height: stream.height,
     codec: stream.codec_name ?? 'unknown',
+    framesPerSecond:
+      rational(stream.avg_frame_rate) ?? (Number.isFinite(frames) && frames > 0 ? frames / duration : null),
     format,
   };
+}
+
+/** ffprobe's "30000/1001"; null for "0/0", a missing value or anything not a positive finite number. */
+function rational(value: string | undefined): number | null {
+  const [num, den] = (value ?? '').split('/').map(Number);
+  const v = den === undefined ? num : num! / den;
+  return v !== undefined && Number.isFinite(v) && v > 0 ? v : null;
 }
