@@ -84,6 +84,8 @@ export function createVideoService(
       maxInFlight: framesInFlight(config),
       // Each analysis holds an ffmpeg decoder; the image workers are the shared bottleneck anyway.
       maxConcurrent: Math.max(2, config.imageWorkers ?? 2),
+      maxPendingPerAccount: config.maxPendingVideos ?? 20,
+      minFreeDiskBytes: (config.minFreeDiskMb ?? 1024) * 1024 * 1024,
     },
   );
   deps.decisionStore.addSideWrite(videos.decisionSideWrite);

@@ -38,6 +38,10 @@ export interface Config {
   textWarmUp?: boolean;
   /** VERDICT_EVIDENCE_TTL (default 24h): how long evidence frame URLs of video results stay fetchable. */
   evidenceTtlMs?: number;
+  /** VERDICT_MAX_PENDING_VIDEOS (default 20): videos an account may have waiting or in analysis at once. */
+  maxPendingVideos?: number;
+  /** VERDICT_MIN_FREE_DISK_MB (default 1024): below this much free space in the data directory, videos are refused. */
+  minFreeDiskMb?: number;
 }
 
 export interface Secrets {
@@ -225,6 +229,8 @@ export function loadConfig(env: Env = process.env): { config: Config; secrets: S
     imagePreload: parseBoolean(env, 'VERDICT_IMAGE_PRELOAD', true),
     textWarmUp: parseBoolean(env, 'VERDICT_TEXT_WARMUP', true),
     evidenceTtlMs: parseEvidenceTtl(env),
+    maxPendingVideos: parseInteger(env, 'VERDICT_MAX_PENDING_VIDEOS', 20, 1, 1_000_000),
+    minFreeDiskMb: parseInteger(env, 'VERDICT_MIN_FREE_DISK_MB', 1024, 0, 1_000_000_000),
   };
   return { config, secrets: { bootstrapKey } };
 }

@@ -42,6 +42,10 @@ export interface VideoServiceOptions {
   maxInFlight: number;
   /** Videos analysed at once by this process; more wait (each holds an ffmpeg decoder). Default 2. */
   maxConcurrent?: number;
+  /** Videos an account may have waiting or in analysis; more are refused (429). Default 20. */
+  maxPendingPerAccount?: number;
+  /** New videos are refused (503) while the data directory's disk has less free space than this. Default 1 GiB. */
+  minFreeDiskBytes?: number;
 }
 
 export interface SubmitOptions {
@@ -131,6 +135,32 @@ export class VideoService {
     await this.webhookUrl(fields.webhookUrl);
     await this.policies.resolve(principal, fields.policyId);
     this.usage.assertTrialActive(principal);
+    await this.assertRoom(principal);
+  }
+
+  /**
+   * Refuses a new video while the account has `maxPendingPerAccount` videos waiting or in analysis (each holds its
+   * file, up to 100 MB, and a place in the queue), or while the data directory's disk is nearly full. Checked before
+   * an upload is received or a URL fetched, and again before the video is accepted.
+   */
+  private async assertRoom(principal: Principal): Promise<void> {
+    const max = this.options.maxPendingPerAccount ?? 20;
+    const processing = await this.repository.countProcessing(principal.accountId);
+    if (processing >= max) {
+      throw new AppError(
+        'RATE_LIMIT_EXCEEDED',
+        `The account has ${processing} videos waiting or in analysis; at most ${max} at once`,
+        { reason: 'videos_in_progress', processing, maxProcessing: max },
+        { 'retry-after': '10' },
+      );
+    }
+    const minFree = this.options.minFreeDiskBytes ?? 1024 ** 3;
+    const disk = await fs.promises.statfs(this.options.dataDir).catch(() => null);
+    if (disk !== null && disk.bavail * disk.bsize < minFree) {
+      throw new AppError('SERVICE_UNAVAILABLE', 'The server is low on disk space for videos; retry later', {
+        reason: 'disk_space',
+      });
+    }
   }
 
   /** `POST /v1/video/check`. */
@@ -157,6 +187,7 @@ export class VideoService {
     const policy = await this.policies.resolve(principal, body.policyId);
     // an ended trial is refused before the video is fetched (the quota is checked once its length is known)
     this.usage.assertTrialActive(principal);
+    await this.assertRoom(principal);
     const id = newId('dec');
     const file = path.join(this.options.dataDir, UPLOADS, `${id}.video`);
     try {
@@ -262,6 +293,7 @@ export class VideoService {
   ) {
     const info = await probe(v.file, v.field);
     checkDecodeCost(info, v.field);
+    await this.assertRoom(principal);
     const { videoOptions } = v;
     if (info.durationSeconds > videoOptions.maxDurationSeconds) {
       throw new AppError(

@@ -152,6 +152,17 @@ export class VideoRepository {
     return Number(result.numUpdatedRows) === 1;
   }
 
+  /** Videos of the account still waiting or in analysis. */
+  async countProcessing(accountId: string): Promise<number> {
+    const row = await this.db
+      .selectFrom('videos')
+      .select((eb) => eb.fn.countAll<number | string | bigint>().as('n'))
+      .where('account_id', '=', accountId)
+      .where('status', '=', 'processing')
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
   processingIds(updatedBefore: string, limit = 100): Promise<string[]> {
     return staleProcessingIds(this.db, 'videos', updatedBefore, limit);
   }
