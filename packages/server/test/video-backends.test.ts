@@ -5,7 +5,7 @@ import { RedisQueue } from '../src/jobs/redis-queue.ts';
 import { type RunningWorker, startWorker } from '../src/jobs/worker.ts';
 import { createTestApp, type TestApp } from './helpers/app.ts';
 import { TEST_DATABASE_URL, TEST_REDIS_URL, tempDir } from './helpers/databases.ts';
-import { makeVideo, multipartBody, waitUntil } from './helpers/videos.ts';
+import { makeVideo, uploadVideo, videoEnded } from './helpers/videos.ts';
 
 const backends = [
   { name: 'PostgreSQL + embedded queue', redis: false, enabled: Boolean(TEST_DATABASE_URL) },
@@ -55,24 +55,16 @@ describe.each(backends)('video checks on $name', (backend) => {
       });
       expect(policy.status).toBe(201);
       const video = makeVideo(dir, 'two.mp4', { seconds: 2 });
-      const { body, contentType } = multipartBody(
+      const res = await uploadVideo(
+        t.app,
+        key,
         { policyId: 'everything' },
         { name: 'two.mp4', bytes: fs.readFileSync(video) },
       );
-      const res = await t.app.inject({
-        method: 'POST',
-        url: '/v1/video/upload',
-        headers: { authorization: `Bearer ${key}`, 'content-type': contentType },
-        payload: body,
-      });
-      expect(res.statusCode, res.body).toBe(202);
-      const { decisionId, estimatedFrames } = res.json();
+      expect(res.status, JSON.stringify(res.body)).toBe(202);
+      const { decisionId, estimatedFrames } = res.body;
       expect(estimatedFrames).toBe(2);
-      const done = await waitUntil(
-        () => t.request('GET', `/v1/video/result/${decisionId}`, { key }),
-        (r) => r.status === 200,
-        45_000,
-      );
+      const done = await videoEnded(t, key, decisionId);
       expect(done.body).toMatchObject({ status: 'completed', action: 'block', flagged: true });
       expect(done.body.results).toHaveLength(2);
       const evidence = await t.app.inject({

@@ -5,7 +5,7 @@ import { type RunningWorker, startWorker } from '../src/jobs/worker.ts';
 import { createTestApp, type TestApp } from './helpers/app.ts';
 import { engines, tempDir } from './helpers/databases.ts';
 import { serve, type TestServer } from './helpers/images.ts';
-import { makeVideo, multipartBody, waitUntil } from './helpers/videos.ts';
+import { makeVideo, uploadVideo, videoEnded } from './helpers/videos.ts';
 
 /**
  * What a key holder can park on the server: videos waiting or in analysis are capped per account (each holds its
@@ -39,17 +39,8 @@ describe.each(engines)('video admission limits (%s)', (engine) => {
     return t;
   }
 
-  function upload(t: TestApp, key: string) {
-    const { body, contentType } = multipartBody({ policyId: 'default' }, { name: 'clip.mp4', bytes: clip });
-    return t.app
-      .inject({
-        method: 'POST',
-        url: '/v1/video/upload',
-        headers: { authorization: `Bearer ${key}`, 'content-type': contentType },
-        payload: body,
-      })
-      .then((r) => ({ status: r.statusCode, body: r.json(), headers: r.headers }));
-  }
+  const upload = (t: TestApp, key: string) =>
+    uploadVideo(t.app, key, { policyId: 'default' }, { name: 'clip.mp4', bytes: clip });
 
   it('refuses a third video while two of the account are waiting (429), others are not held back', async () => {
     const t = await app({ maxPendingVideos: 2 });
@@ -83,14 +74,7 @@ describe.each(engines)('video admission limits (%s)', (engine) => {
 
     // once the account's videos are analysed, it may send more
     worker = startWorker(t.ctx, { pollMs: 50 });
-    for (const id of [first.body.decisionId, second.body.decisionId]) {
-      await waitUntil(
-        () => t.request('GET', `/v1/video/result/${id}`, { key }),
-        (r) => r.status === 200,
-        45_000,
-        `video ${id}`,
-      );
-    }
+    for (const id of [first.body.decisionId, second.body.decisionId]) await videoEnded(t, key, id);
     expect((await upload(t, key)).status).toBe(202);
   }, 90_000);
 

@@ -10,7 +10,7 @@ import { createTestApp, type TestApp } from './helpers/app.ts';
 import { tempDir } from './helpers/databases.ts';
 import { createTestCa, HttpsReceiver, type TestCa } from './helpers/https-receiver.ts';
 import { serve, type TestServer } from './helpers/images.ts';
-import { makeVideo, multipartBody, truncated, waitUntil } from './helpers/videos.ts';
+import { makeVideo, truncated, uploadVideo, videoEnded, waitUntil } from './helpers/videos.ts';
 
 /**
  * Video checks end to end: real ffmpeg/ffprobe, the real image model, a real HTTP server for video URLs and a
@@ -86,26 +86,10 @@ describe('video checks: URL and upload, progress, results, evidence, events', ()
     fields: Record<string, string>,
     file?: { name: string; bytes: Buffer },
     headers: Record<string, string> = {},
-  ) => {
-    const { body, contentType } = multipartBody(fields, file);
-    return t.app
-      .inject({
-        method: 'POST',
-        url: '/v1/video/upload',
-        headers: { authorization: `Bearer ${key}`, 'content-type': contentType, ...headers },
-        payload: body,
-      })
-      .then((r) => ({ status: r.statusCode, body: r.json(), headers: r.headers }));
-  };
+  ) => uploadVideo(t.app, key, fields, file, headers);
 
   const result = (key: string, id: string) => t.request('GET', `/v1/video/result/${id}`, { key });
-  const completed = (key: string, id: string) =>
-    waitUntil(
-      () => result(key, id),
-      (r) => r.status === 200,
-      45_000,
-      `video ${id}`,
-    );
+  const completed = (key: string, id: string) => videoEnded(t, key, id);
 
   it('accepts a video URL with 202 and an estimate; while queued, status and result (202) say processing', async () => {
     const { key } = await account();

@@ -42,10 +42,10 @@ export interface VideoServiceOptions {
   maxInFlight: number;
   /** Videos analysed at once by this process; more wait (each holds an ffmpeg decoder). Default 2. */
   maxConcurrent?: number;
-  /** Videos an account may have waiting or in analysis; more are refused (429). Default 20. */
-  maxPendingPerAccount?: number;
-  /** New videos are refused (503) while the data directory's disk has less free space than this. Default 1 GiB. */
-  minFreeDiskBytes?: number;
+  /** Videos an account may have waiting or in analysis; more are refused (429). */
+  maxPendingPerAccount: number;
+  /** New videos are refused (503) while the data directory's disk has less free space than this. */
+  minFreeDiskBytes: number;
 }
 
 export interface SubmitOptions {
@@ -144,7 +144,7 @@ export class VideoService {
    * an upload is received or a URL fetched, and again before the video is accepted.
    */
   private async assertRoom(principal: Principal): Promise<void> {
-    const max = this.options.maxPendingPerAccount ?? 20;
+    const max = this.options.maxPendingPerAccount;
     const processing = await this.repository.countProcessing(principal.accountId);
     if (processing >= max) {
       throw new AppError(
@@ -154,9 +154,8 @@ export class VideoService {
         { 'retry-after': '10' },
       );
     }
-    const minFree = this.options.minFreeDiskBytes ?? 1024 ** 3;
     const disk = await fs.promises.statfs(this.options.dataDir).catch(() => null);
-    if (disk !== null && disk.bavail * disk.bsize < minFree) {
+    if (disk !== null && disk.bavail * disk.bsize < this.options.minFreeDiskBytes) {
       throw new AppError('SERVICE_UNAVAILABLE', 'The server is low on disk space for videos; retry later', {
         reason: 'disk_space',
       });

@@ -1,7 +1,9 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
 import { videoTools } from '../../src/media/video/ffmpeg.ts';
+import type { TestApp } from './app.ts';
 
 /**
  * Test videos generated with ffmpeg's lavfi sources (licence-clear, deterministic, tiny): `testsrc` patterns or a
@@ -97,4 +99,32 @@ export async function waitUntil<T>(
     if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}: ${JSON.stringify(value)}`);
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+/** `POST /v1/video/upload` through the app, as multipart/form-data. */
+export async function uploadVideo(
+  app: FastifyInstance,
+  key: string,
+  fields: Record<string, string>,
+  file?: Parameters<typeof multipartBody>[1],
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: any; headers: Record<string, unknown> }> {
+  const { body, contentType } = multipartBody(fields, file);
+  const r = await app.inject({
+    method: 'POST',
+    url: '/v1/video/upload',
+    headers: { authorization: `Bearer ${key}`, 'content-type': contentType, ...headers },
+    payload: body,
+  });
+  return { status: r.statusCode, body: r.json(), headers: r.headers };
+}
+
+/** Polls `GET /v1/video/result/{id}` until the analysis has ended (200). */
+export function videoEnded(t: TestApp, key: string, id: string, timeoutMs = 45_000) {
+  return waitUntil(
+    () => t.request('GET', `/v1/video/result/${id}`, { key }),
+    (r) => r.status === 200,
+    timeoutMs,
+    `video ${id}`,
+  );
 }
