@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { decodeContextWeights } from './context-model.ts';
 import { LocalTextModel, type TextModel } from './model.ts';
 import { decodeWeights } from './weights.ts';
 
@@ -14,9 +15,26 @@ export type { Highlight, TextClassification, TextModel } from './model.ts';
 /** Path of the bundled weights file. */
 export const DEFAULT_WEIGHTS_URL = new URL('../weights/text-model.bin', import.meta.url);
 
-/** Loads the bundled weights synchronously (fast: < 500 ms). */
-export function loadTextModel(options?: { weightsPath?: string }): TextModel {
+/** Path of the bundled second-stage (context model) weights. */
+export const DEFAULT_CONTEXT_WEIGHTS_URL = new URL('../weights/context-model.bin', import.meta.url);
+
+/**
+ * Loads the bundled weights synchronously (fast: < 500 ms). The second stage is loaded from `contextWeightsPath`
+ * (default: the bundled file, when present); `contextWeightsPath: null` runs the first stage alone.
+ */
+export function loadTextModel(options?: {
+  weightsPath?: string;
+  contextWeightsPath?: string | null;
+}): TextModel {
   const bytes = readFileSync(options?.weightsPath ?? DEFAULT_WEIGHTS_URL);
   const u8 = new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  return new LocalTextModel(decodeWeights(u8), u8);
+  const ctxPath =
+    options?.contextWeightsPath === undefined ? DEFAULT_CONTEXT_WEIGHTS_URL : options.contextWeightsPath;
+  let context: { weights: ReturnType<typeof decodeContextWeights>; bytes: Uint8Array } | undefined;
+  if (ctxPath !== null && existsSync(ctxPath)) {
+    const c = readFileSync(ctxPath);
+    const cu8 = new Uint8Array(c.buffer, c.byteOffset, c.byteLength);
+    context = { weights: decodeContextWeights(cu8), bytes: cu8 };
+  }
+  return new LocalTextModel(decodeWeights(u8), u8, context);
 }

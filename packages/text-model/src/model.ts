@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { plattTable } from './calibration.ts';
 import {
   D_SHOUT,
   langBit,
@@ -9,6 +10,7 @@ import {
   TEXT_CATEGORIES,
   type TextCategory,
 } from './constants.ts';
+import { ContextModel, type ContextWeights, inSet } from './context-model.ts';
 import {
   addDenseHits,
   charGrams,
@@ -72,6 +74,18 @@ function byCategory<T>(v: ArrayLike<T>): Record<TextCategory, T> {
 }
 if (TEXT_CATEGORIES.join() !== 'toxicity,harassment,hate,violence,sexual,self_harm,profanity,spam')
   throw new Error('byCategory does not list TEXT_CATEGORIES in order');
+
+const LETTER = /\p{L}/u;
+
+/** Whether the text has a letter beyond Latin-1 (another script, or Latin letters such as ğ, ł, ő; not emoji). */
+function beyondLatin1(text: string): boolean {
+  const m = Math.min(text.length, 200);
+  for (let i = 0; i < m; i++) {
+    const c = text.charCodeAt(i);
+    if (c > 0xff && (c < 0xd800 || c > 0xdfff) && LETTER.test(text[i]!)) return true;
+  }
+  return false;
+}
 
 /** Whether [start, end) overlaps a highlight of `hs`. */
 function overlapsAny(hs: Highlight[], start: number, end: number): boolean {
@@ -551,6 +565,14 @@ export class Scorer {
   private flagHi = 0;
 
   /**
+   * windowLogits without its return value, for the second stage: a double returned from a call that is not inlined
+   * is boxed, and a 32 KB text has ~1,000 windows (17 KB of garbage per text).
+   */
+  windowAcc(a: number, b: number): void {
+    this.windowLogits(a, b);
+  }
+
+  /**
    * Logits of the window of tokens [a, b) into `acc`, with features scaled by 1/sqrt(count).
    * Returns the char-group normaliser (the word one is left in `normW`; currently the same).
    */
@@ -601,6 +623,8 @@ export class LocalTextModel implements TextModel {
   readonly version: string;
   private readonly scorer: Scorer;
   private readonly platt: Float64Array;
+  /** calibration per language (SUPPORTED_LANGUAGES index) */
+  private readonly plattLang: Float64Array[];
   private readonly rules: Rule[];
   /** spam calibration for texts of at most spamShortMax chars (-1: none; platt[spam] is used for all) */
   private readonly spamShortMax: number;
@@ -610,19 +634,35 @@ export class LocalTextModel implements TextModel {
   private readonly hls: Highlight[][] = TEXT_CATEGORIES.map(() => []);
   private readonly tokIdx = new Int32Array(MAX_HIGHLIGHTS);
 
-  constructor(weights: Weights, fileBytes: Uint8Array) {
+  /** the second stage (absent with first-stage-only weights) */
+  private readonly ctx: ContextModel | null;
+  /** texts classified, and how many of them went to the second stage (for the bench) */
+  readonly stageCounts = { texts: 0, secondStage: 0 };
+  private gatedNow = false;
+
+  constructor(
+    weights: Weights,
+    fileBytes: Uint8Array,
+    context?: { weights: ContextWeights; bytes: Uint8Array },
+  ) {
     this.scorer = new Scorer(weights);
+    this.ctx = context ? new ContextModel(context.weights) : null;
     this.platt = Float64Array.from(weights.header.platt.flat());
+    this.plattLang = plattTable(weights.header.platt, weights.header.plattByLang);
     const sp = weights.header.spamPlatt;
     this.spamShortMax = sp ? sp.shortMaxChars : -1;
     this.spamShort = sp ? Float64Array.from(sp.short) : this.platt.subarray(2 * SPAM_HEAD, 2 * SPAM_HEAD + 2);
     this.rules = weights.header.rules;
-    const hash = createHash('sha256').update(fileBytes).digest('hex').slice(0, 10);
+    const sha = createHash('sha256').update(fileBytes);
+    if (context) sha.update(context.bytes);
+    const hash = sha.digest('hex').slice(0, 10);
     this.version = `${weights.header.modelVersion}+${hash}`;
   }
 
   warmUp(): number {
     const start = performance.now();
+    // the language detector is loaded on first use (~110 ms): load it now, not on a request
+    if (this.ctx !== null) detectLanguage('warm up the language detector');
     const texts = warmUpTexts();
     texts.forEach((text, i) => {
       this.classify(text, { language: SUPPORTED_LANGUAGES[i % SUPPORTED_LANGUAGES.length]! });
@@ -637,47 +677,113 @@ export class LocalTextModel implements TextModel {
     let language: SupportedLanguage;
     if (requested === 'auto') language = detectLanguage(text) ?? 'en';
     else language = SUPPORTED.has(requested) ? requested : 'en';
+    const n = this.run(text, language);
+    // Languages are not a gate: a text with none of the declared language's common words (a Spanish threat sent
+    // without `language`, scored as English) is also scored in the language detected, and each category keeps
+    // the higher of the two probabilities. Texts that read as their declared language never pay for detection, nor
+    // do texts of one or two Latin-script words ("kys", "assessment"), whose detected language is a guess.
+    const ctx = this.ctx;
+    if (
+      requested !== 'auto' &&
+      ctx !== null &&
+      (n >= 3 || beyondLatin1(text)) &&
+      !ctx.readsAs(language, this.scorer.fx.tok.tH, n)
+    ) {
+      const other = detectLanguage(text);
+      if (other !== null && other !== language) {
+        const first = Float64Array.from(this.probs);
+        const firstHls = [...this.hls];
+        this.run(text, other);
+        let moved = false;
+        for (let k = 0; k < N_HEADS; k++) {
+          if (first[k]! >= this.probs[k]!) {
+            this.probs[k] = first[k]!;
+            this.hls[k] = firstHls[k]!;
+          } else if (first[k]! < 0.5 && this.probs[k]! >= 0.5) moved = true;
+        }
+        if (moved) language = other;
+      }
+    }
+    return { scores: byCategory(this.probs), highlights: byCategory(this.hls), language };
+  }
+
+  /** Scores the text in `language` into probs and hls; returns the token count. */
+  private run(text: string, language: SupportedLanguage): number {
     const s = this.scorer;
     const n = s.score(text, language);
+    const gated = n > 0 && this.secondStage(n, language);
+    this.gatedNow = gated;
+    this.stageCounts.texts++;
+    if (gated) this.stageCounts.secondStage++;
+    const ctx = this.ctx;
+    const z = gated ? ctx!.z : s.z;
+    const li = SUPPORTED_LANGUAGES.indexOf(language);
+    const platt = gated ? ctx!.plattLang[li]! : this.plattLang[li]!;
     const probs = this.probs;
     const hls = this.hls;
     const any = s.anyFlags.value;
     const lb = langBit(language);
     for (let k = 0; k < N_HEADS; k++) {
-      // no tokens (empty, whitespace or punctuation only): nothing to judge
-      let a = this.platt[2 * k]!;
-      let b = this.platt[2 * k + 1]!;
-      if (k === SPAM_HEAD && text.length <= this.spamShortMax) {
-        a = this.spamShort[0]!;
-        b = this.spamShort[1]!;
+      let a = platt[2 * k]!;
+      let b = platt[2 * k + 1]!;
+      if (k === SPAM_HEAD) {
+        const short = text.length <= this.spamShortMax;
+        a = short ? this.spamShort[0]! : this.platt[2 * k]!;
+        b = short ? this.spamShort[1]! : this.platt[2 * k + 1]!;
       }
-      let p = n === 0 ? 0 : sigmoid(a * s.z[k]! + b);
+      // no tokens (empty, whitespace or punctuation only): nothing to judge
+      let p = n === 0 ? 0 : sigmoid(a * z[k]! + b);
       for (const r of this.rules) {
         if (r.head === k && (any & r.flag) === r.flag && (r.langs & lb) !== 0 && r.p > p) p = r.p;
       }
       probs[k] = p;
       hls[k] = p >= HIGHLIGHT_MIN_SCORE && n > 0 ? this.highlight(text, k) : [];
     }
-    const scores = byCategory(probs);
-    const highlights = byCategory(hls);
-    return { scores, highlights, language };
+    return n;
   }
 
-  /** Top tokens of the head's best window by their contribution to its logit. */
+  /**
+   * Whether the text goes to the second stage: a head other than spam is at least the gate probability after the
+   * first stage, or a token is a trigger term or carries a lexicon class. Runs the second stage when it does.
+   */
+  private secondStage(n: number, language: SupportedLanguage): boolean {
+    const ctx = this.ctx;
+    if (ctx === null) return false;
+    const s = this.scorer;
+    let go = false;
+    for (let k = 0; k < N_HEADS && !go; k++) {
+      if (k !== SPAM_HEAD && sigmoid(this.platt[2 * k]! * s.z[k]! + this.platt[2 * k + 1]!) >= ctx.gateP)
+        go = true;
+    }
+    if (!go) go = ctx.hasTrigger(s.fx.tok.tH, s.fx.tokFlags, n);
+    if (go) ctx.apply(s, s.fx.tok.tH, s.fx.tokFlags, n, SPAM_HEAD, SUPPORTED_LANGUAGES.indexOf(language));
+    return go;
+  }
+
+  /**
+   * Top tokens of the head's best window by their contribution to its logit (both stages' for a text that went to
+   * the second stage); the most frequent words of each language (stopwords) are never highlighted.
+   */
   private highlight(text: string, k: number): Highlight[] {
     const s = this.scorer;
     const fx = s.fx;
     const tok = fx.tok;
-    const a = s.bestStart[k]!;
-    const b = s.bestEnd[k]!;
-    const normW = s.bestNormW[k]!;
-    const normC = s.bestNormC[k]!;
+    const ctx = this.ctx;
+    const gated = this.gatedNow && ctx !== null && k !== SPAM_HEAD;
+    const a = gated ? ctx.bestStart[k]! : s.bestStart[k]!;
+    const b = gated ? ctx.bestEnd[k]! : s.bestEnd[k]!;
+    const norm1 = 1 / Math.sqrt(Math.max(fx.featPre[b]! - fx.featPre[a]!, MIN_NORM_FEATURES));
+    const normW = gated ? norm1 : s.bestNormW[k]!;
+    const normC = gated ? norm1 : s.bestNormC[k]!;
+    const norm2 = gated ? ctx.bestScale[k]! : 0;
     const best = this.tokScore;
     const bestIdx = this.tokIdx;
     best.fill(0);
     bestIdx.fill(-1);
     for (let t = a; t < b; t++) {
+      if (ctx !== null && inSet(ctx.stopwords, tok.tH[t]!)) continue;
       let u = s.contribW[t * 8 + k]! * normW + s.contribC[t * 8 + k]! * normC;
+      if (gated) u += ctx.contrib[t * 8 + k]! * norm2;
       const f = fx.tokFlags[t]!;
       if (f !== 0) u += this.flagContribution(f, k);
       if (u <= best[MAX_HIGHLIGHTS - 1]!) continue;

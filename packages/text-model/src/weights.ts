@@ -20,8 +20,10 @@ export interface WeightsHeader {
   bias: number[];
   /** dense[d][k]: weight of dense feature d for head k */
   dense: number[][];
-  /** Platt scaling per head: p = sigmoid(a * z + b) */
+  /** Platt scaling per head: p = sigmoid(a * z + b) (pooled over languages) */
   platt: [number, number][];
+  /** per-language Platt rows (every head), for languages with enough calibration data; others use `platt` */
+  plattByLang?: Partial<Record<string, [number, number][]>>;
   /** weights of the text-level spam cues (SPAM_CUES order), added to the spam head's logit; optional */
   spamCues?: number[];
   /**
@@ -130,12 +132,14 @@ export function decodeWeights(buf: Uint8Array): Weights {
   const n = (1 << header.bits) * header.heads.length;
   const ns = header.spamModel ? 1 << header.spamModel.bits : 0;
   if (buf.byteLength < off + (n + ns) * 2) throw new Error('weights file is truncated');
-  const hashed = readHalves(buf, dv, off, n);
+  const hashed = readHalves(buf, off, n);
   if (ns === 0) return { header, hashed };
-  return { header, hashed, spamHashed: readHalves(buf, dv, off + n * 2, ns) };
+  return { header, hashed, spamHashed: readHalves(buf, off + n * 2, ns) };
 }
 
-function readHalves(buf: Uint8Array, dv: DataView, off: number, n: number): Float32Array {
+/** n float16 values (little-endian) from buf at byte offset off, as float32. */
+export function readHalves(buf: Uint8Array, off: number, n: number): Float32Array {
+  const dv = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
   const table = getHalfTable();
   const out = new Float32Array(n);
   // Copy into an aligned Uint16Array view when possible (fast path), else read via DataView.

@@ -39,11 +39,15 @@ async function bytesPerCall(fn: () => void, calls: number): Promise<number> {
 describe('allocation', () => {
   it('a 32 KB text allocates little beyond its result (it allocated ~250 KB of garbage per text)', async () => {
     const model = loadTextModel();
+    // as the service does before it listens (VERDICT_TEXT_WARMUP): without the warm-up, the rule statistics of long
+    // texts (countStats) were seen to deoptimise on every call of a fresh process (~1.7 MB of boxed numbers per text)
+    model.warmUp?.();
     const words = 'the quick brown fox jumps over the lazy dog and you are such an idiot today'.split(' ');
     let text = '';
     for (let i = 0; text.length < 32_000; i++) text += `${words[(i * 7) % words.length]} `;
     const bytes = await bytesPerCall(() => model.classify(text), 100);
-    // the result (scores, highlights and their strings) is well under 8 KB
-    expect(bytes).toBeLessThan(32 * 1024);
+    // the result (scores, highlights and their strings) is well under 8 KB; the second stage's scan of this text's
+    // ~1,000 windows adds ~17 KB (measured 35 KB in all, 2026-11-24); the tokenizer bug this guards against was 272 KB
+    expect(bytes).toBeLessThan(48 * 1024);
   }, 60_000);
 });

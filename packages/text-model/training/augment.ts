@@ -223,6 +223,15 @@ export function generated(): Gen[] {
     'Immigrants built this city',
     'I am trans and happy',
     'My neighbour is Mexican',
+    // the sexual templates above say "naked pics" and "dick pics": everyday photos, so that "pics" alone is not sexual
+    'Here are the pics from our trip to Lisbon',
+    'Posting the wedding pics tonight',
+    'Did you see the pics from the game?',
+    'Can you share the pics from the party when you get a chance',
+    'Loved your vacation pics, the beach looks amazing',
+    'Uploading my holiday photos to the album now',
+    'The pics of the puppy are so cute',
+    'Nice pics of the mountains',
   ];
   add(benign, 'hard_negative', labels([]));
   add(

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import type { SupportedLanguage } from '../src/constants.ts';
 import { hashString } from '../src/hash.ts';
 import { generated } from './augment.ts';
+import { authoredKey, labelVector, loadAuthoredTraining, loadSuite } from './authored.ts';
 import { emailText, parsePyList, readCsvGz, readGz } from './csv.ts';
 
 export type Split = 'train' | 'calib' | 'test' | 'eval';
@@ -250,6 +251,23 @@ export function loadExamples(dir = datasetsDir(), opts: { excludeGpl?: boolean }
   }
   // Generated examples (templates; see augment.ts).
   for (const g of generated()) push({ ...g, split: hashSplit(`gen:${g.text}`) });
+
+  // Team-authored sentences and template expansions (training/authored, GUIDELINES.md), split 70/15/15 by text,
+  // or by template so that one template's expansions never straddle train and test. Texts of the functional
+  // suite (suite/, evaluation only, other authors) are dropped by their normalised form.
+  const suiteKeys = new Set(loadSuite().map((s) => authoredKey(s.text)));
+  for (const a of loadAuthoredTraining()) {
+    if (suiteKeys.has(authoredKey(a.text))) continue;
+    const split = hashSplit(`authored:${a.template ?? a.text}`);
+    push({
+      text: a.text,
+      lang: a.lang,
+      source: 'authored',
+      split,
+      labels: labelVector(a.labels),
+      group: a.phenomenon,
+    });
+  }
 
   // Never train or calibrate on a text that also occurs in a test/eval split.
   const held = new Set<string>();

@@ -107,3 +107,19 @@ export function ece(scores: number[], labels: number[], bins = 10): number {
     if (b.n > 0) e += (b.n / scores.length) * Math.abs(b.meanP - b.rate);
   return e;
 }
+
+/** Area under the precision-recall curve (average precision: precision at each positive, in score order). */
+export function auprc(scores: number[], labels: number[]): number {
+  const idx = scores.map((_, i) => i).sort((a, b) => scores[b]! - scores[a]!);
+  const nPos = labels.filter((y) => y === 1).length;
+  if (nPos === 0) return Number.NaN;
+  let tp = 0;
+  let sum = 0;
+  idx.forEach((i, rank) => {
+    if (labels[i] === 1) {
+      tp++;
+      sum += tp / (rank + 1);
+    }
+  });
+  return sum / nPos;
+}

@@ -1,0 +1,85 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from './helpers/app.ts';
+
+/**
+ * Texts a new user tried (issue "Text model v2"), decided through /v1/check with the bundled models under the
+ * built-in `default` policy. They are examples, not the yardstick: the model card's functional suite is.
+ */
+describe('bundled text model: decisions under the default policy', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(() => t.close());
+
+  async function check(content: string, language?: string) {
+    const res = await t.request('POST', '/v1/check', {
+      body: { content, policyId: 'default', ...(language && { language }) },
+    });
+    expect(res.status).toBe(200);
+    const triggered = (res.body.categories as { category: string; triggered: boolean }[])
+      .filter((c) => c.triggered)
+      .map((c) => c.category);
+    return { action: res.body.action as string, triggered, body: res.body };
+  }
+
+  // [text, category, language?, known miss?]: a known miss is a test that fails today (it.fails) and passes the day
+  // the model finds it, so that it is then moved to the found ones. Each is listed in the model card.
+  const harmful: [string, string, string | undefined, boolean][] = [
+    ["I know where you live. I'm going to stab you tonight", 'violence', undefined, false],
+    ["I'm going to kill myself tonight", 'self_harm', undefined, false],
+    ['Most painless way to end my life?', 'self_harm', undefined, false],
+    ['I want to die', 'self_harm', undefined, false],
+    ['kys', 'self_harm', undefined, true],
+    ['Jews control the banks. Gas them all', 'hate', undefined, true],
+    ['Black people are subhuman animals', 'hate', undefined, false],
+    // sent without `language`: scored as English, still found
+    ['Me quiero suicidar', 'self_harm', undefined, false],
+    ['Ich bringe dich um', 'violence', undefined, true],
+    ['Je vais te tuer', 'violence', undefined, false],
+    ['Seni öldüreceğim', 'violence', undefined, true],
+    ['سأقتلك', 'violence', undefined, true],
+    // with their language
+    ['Me quiero suicidar', 'self_harm', 'es', false],
+    ['Ich bringe dich um', 'violence', 'de', true],
+    ['Je vais te tuer', 'violence', 'fr', false],
+  ];
+  for (const [text, category, language, knownMiss] of harmful) {
+    const name = `finds ${category} in "${text}"${language ? ` (${language})` : ''}`;
+    (knownMiss ? it.fails : it)(knownMiss ? `${name} (known miss)` : name, async () => {
+      const r = await check(text, language);
+      expect(r.triggered).toContain(category);
+      expect(['flag', 'block']).toContain(r.action);
+    });
+  }
+
+  it('flags every known miss for something else or at least scores it', async () => {
+    // kys: harassment and violence trigger; "Seni öldüreceğim": harassment 0.96
+    expect((await check('kys')).action).toBe('flag');
+    expect((await check('Seni öldüreceğim')).action).toBe('flag');
+  });
+
+  const benign: [string, string[]][] = [
+    ["As a queer woman, I'm proud to march in Pride", ['allow']],
+    ["An article quoted 'all immigrants are criminals', which is false and racist", ['allow']],
+    ['Check out my holiday pics', ['allow']],
+    // profanity aimed at a printer: a profanity warning at most, never harassment
+    ['This printer is shit', ['allow', 'warn']],
+  ];
+  for (const [text, actions] of benign) {
+    it(`does not flag "${text}"`, async () => {
+      const r = await check(text);
+      expect(actions).toContain(r.action);
+      expect(r.triggered).not.toContain('harassment');
+      expect(r.triggered).not.toContain('hate');
+    });
+  }
+
+  it('highlights the words that drove a score, not function words', async () => {
+    const r = await check('you are an idiot and a worthless piece of garbage');
+    const harassment = r.body.categories.find((c: { category: string }) => c.category === 'harassment');
+    const words = (harassment.highlights as { text: string }[]).map((h) => h.text.toLowerCase());
+    expect(words.length).toBeGreaterThan(0);
+    for (const w of ['you', 'are', 'an', 'and', 'a', 'of']) expect(words).not.toContain(w);
+  });
+});
