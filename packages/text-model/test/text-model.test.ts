@@ -231,8 +231,10 @@ describe('languages', () => {
   it('a plain sentence in each of the 17 languages scores low', () => {
     for (const lang of SUPPORTED_LANGUAGES) {
       const r = model.classify(plain[lang], { language: lang });
-      // under 0.4 in 16 languages; Korean toxicity is 0.51 since the second stage (a known weakness, model card)
-      for (const c of TEXT_CATEGORIES) expect(r.scores[c], `${lang} / ${c}`).toBeLessThan(0.55);
+      // under 0.4 in 16 languages; this Korean sentence's toxicity is 0.53 since the second stage (a known weakness,
+      // in the model card)
+      for (const c of TEXT_CATEGORIES)
+        expect(r.scores[c], `${lang} / ${c}`).toBeLessThan(lang === 'ko' ? 0.6 : 0.4);
     }
   });
 
@@ -268,10 +270,8 @@ describe('input sizes', () => {
         expect(r.highlights[c]).toEqual([]);
       }
     }
-    // a lone emoji is never flagged under the default policy; its sexual score is 0.6 (a known weakness: the
-    // first stage learned emoji from the sexual templates, model card)
     const e = model.classify('😀');
-    for (const c of TEXT_CATEGORIES) expect(e.scores[c]).toBeLessThan(0.7);
+    for (const c of TEXT_CATEGORIES) expect(e.scores[c]).toBeLessThan(0.5);
   });
 
   it('handles lone surrogates and control characters', () => {

@@ -81,7 +81,7 @@ function main(): void {
       const npos = t.y.filter((v) => v === 1).length;
       if (npos === 0 || npos === t.y.length) continue;
       const r = prf(t.s, t.y);
-      const lang = scored.find((x) => x.e.source === src)!.e.lang;
+      const lang = src === 'authored' ? 'all 17' : scored.find((x) => x.e.source === src)!.e.lang;
       console.log(
         `| ${cat} | ${src} (${split}) | ${lang} | ${t.y.length} | ${npos} | ${f3(rocAuc(t.s, t.y))} | ${f3(r.f1)} | ${f3(r.precision)} | ${f3(r.recall)} |`,
       );
