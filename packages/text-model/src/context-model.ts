@@ -11,9 +11,12 @@
  */
 
 import { plattTable } from './calibration.ts';
-import { LEX, N_HEADS, SUPPORTED_LANGUAGES, type SupportedLanguage } from './constants.ts';
+import { LEX, N_HEADS, SUPPORTED_LANGUAGES, type SupportedLanguage, TEXT_CATEGORIES } from './constants.ts';
 import { fmix } from './hash.ts';
 import { readHalves, toHalf } from './weights.ts';
+
+if (TEXT_CATEGORIES.indexOf('spam') !== 7 || N_HEADS !== 8)
+  throw new Error('context model: contributions() assumes 8 heads with spam last');
 
 /** Window sizes of the first stage (long texts are scanned with both). */
 const SHORT_WINDOW = 16;
@@ -224,6 +227,31 @@ export class ContextModel {
   }
 
   /**
+   * The language whose common words (words common in it alone) are the most frequent among the first 64 tokens, if
+   * it has at least one and more than any other language: a language guess from function words, two orders of
+   * magnitude cheaper than a character n-gram detector (tinyld took a third of the time of a mostly benign stream
+   * when it ran on the 6 % of English messages that had no English common word).
+   */
+  guessLanguage(tH: Int32Array, n: number): SupportedLanguage | null {
+    const m = Math.min(n, 64);
+    let best = -1;
+    let bestCount = 0;
+    let tie = false;
+    for (let li = 0; li < this.common.length; li++) {
+      const set = this.common[li];
+      if (!set) continue;
+      let c = 0;
+      for (let t = 0; t < m; t++) if (inSet(set, tH[t]!)) c++;
+      if (c > bestCount) {
+        best = li;
+        bestCount = c;
+        tie = false;
+      } else if (c === bestCount && c > 0) tie = true;
+    }
+    return best >= 0 && !tie ? SUPPORTED_LANGUAGES[best]! : null;
+  }
+
+  /**
    * Whether the text reads as `lang`: one of its first 64 tokens is a common word of that language (or none are
    * known for it). One bit-set read per token.
    */
@@ -244,7 +272,7 @@ export class ContextModel {
     return false;
   }
 
-  /** Per-token contributions and their prefix sums for the n tokens. */
+  /** Per-token contributions and their prefix sums for the n tokens (heads 0-6; spam, head 7, is never read). */
   private contributions(tH: Int32Array, flags: Int32Array, n: number): void {
     if (this.preCount.length < n + 1) {
       this.contrib = new Float64Array((n + 1) * N_HEADS);
@@ -258,15 +286,51 @@ export class ContextModel {
     const f = this.feat;
     for (let k = 0; k < N_HEADS; k++) pre[k] = 0;
     pc[0] = 0;
+    // sums in locals, one write per token and head (a read-modify-write of the typed array per feature and head
+    // was a third of a 32 KB text's time); the 8-head layout is fixed by the weights format
+    let p0 = 0;
+    let p1 = 0;
+    let p2 = 0;
+    let p3 = 0;
+    let p4 = 0;
+    let p5 = 0;
+    let p6 = 0;
     for (let t = 0; t < n; t++) {
       const m = contextFeatures(tH, flags, n, t, this.shift, f, 0);
-      const o = t * N_HEADS;
-      for (let k = 0; k < N_HEADS; k++) c[o + k] = 0;
+      let c0 = 0;
+      let c1 = 0;
+      let c2 = 0;
+      let c3 = 0;
+      let c4 = 0;
+      let c5 = 0;
+      let c6 = 0;
       for (let i = 0; i < m; i++) {
-        const b = f[i]! * N_HEADS;
-        for (let k = 0; k < N_HEADS; k++) c[o + k]! += W[b + k]!;
+        const b = f[i]! << 3;
+        c0 += W[b]!;
+        c1 += W[b + 1]!;
+        c2 += W[b + 2]!;
+        c3 += W[b + 3]!;
+        c4 += W[b + 4]!;
+        c5 += W[b + 5]!;
+        c6 += W[b + 6]!;
       }
-      for (let k = 0; k < N_HEADS; k++) pre[o + N_HEADS + k] = pre[o + k]! + c[o + k]!;
+      const o = t << 3;
+      c[o] = c0;
+      c[o + 1] = c1;
+      c[o + 2] = c2;
+      c[o + 3] = c3;
+      c[o + 4] = c4;
+      c[o + 5] = c5;
+      c[o + 6] = c6;
+      c[o + 7] = 0; // spam: never read
+      pre[o + 8] = p0 += c0;
+      pre[o + 9] = p1 += c1;
+      pre[o + 10] = p2 += c2;
+      pre[o + 11] = p3 += c3;
+      pre[o + 12] = p4 += c4;
+      pre[o + 13] = p5 += c5;
+      pre[o + 14] = p6 += c6;
+      pre[o + 15] = 0;
       pc[t + 1] = pc[t]! + m;
     }
   }

@@ -76,6 +76,8 @@ if (TEXT_CATEGORIES.join() !== 'toxicity,harassment,hate,violence,sexual,self_ha
   throw new Error('byCategory does not list TEXT_CATEGORIES in order');
 
 const LETTER = /\p{L}/u;
+/** texts of at most this many tokens go to tinyld when common words do not tell their language (it is cheap on them) */
+const SHORT_DETECT_TOKENS = 8;
 
 /** Whether the text has a letter beyond Latin-1 (another script, or Latin letters such as ğ, ł, ő; not emoji). */
 function beyondLatin1(text: string): boolean {
@@ -681,7 +683,8 @@ export class LocalTextModel implements TextModel {
     // Languages are not a gate: a text with none of the declared language's common words (a Spanish threat sent
     // without `language`, scored as English) is also scored in the language detected, and each category keeps
     // the higher of the two probabilities. Texts that read as their declared language never pay for detection, nor
-    // do texts of one or two Latin-script words ("kys", "assessment"), whose detected language is a guess.
+    // do texts of one or two Latin-script words ("kys", "assessment"), whose detected language is a guess. The
+    // language is guessed from common words; when that finds none, tinyld runs on short texts and other scripts.
     const ctx = this.ctx;
     if (
       requested !== 'auto' &&
@@ -689,7 +692,9 @@ export class LocalTextModel implements TextModel {
       (n >= 3 || beyondLatin1(text)) &&
       !ctx.readsAs(language, this.scorer.fx.tok.tH, n)
     ) {
-      const other = detectLanguage(text);
+      const other =
+        ctx.guessLanguage(this.scorer.fx.tok.tH, n) ??
+        (n <= SHORT_DETECT_TOKENS || beyondLatin1(text) ? detectLanguage(text) : null);
       if (other !== null && other !== language) {
         const first = Float64Array.from(this.probs);
         const firstHls = [...this.hls];
