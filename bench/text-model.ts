@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { Filter } from 'bad-words';
 import leo from 'leo-profanity';
 import { englishDataset, englishRecommendedTransformers, RegExpMatcher } from 'obscenity';
-import { DEFAULT_WEIGHTS_URL, loadTextModel } from '../packages/text-model/src/index.ts';
+import { DEFAULT_CONTEXT_WEIGHTS_URL, DEFAULT_WEIGHTS_URL, loadTextModel } from '../packages/text-model/src/index.ts';
 import { readCsvGz } from '../packages/text-model/training/csv.ts';
 import { datasetsDir } from '../packages/text-model/training/data.ts';
 
@@ -203,7 +203,7 @@ console.log(
   `32 KB texts, ${broad.length} different ones from five English datasets: median ${broad[broad.length >> 1]!.toFixed(2)} ms, p90 ${broad[Math.floor(broad.length * 0.9)]!.toFixed(2)} ms, ${((100 * broad.filter((x) => x < 5).length) / broad.length).toFixed(0)} % under 5 ms`,
 );
 console.log(
-  `load: ${loadMs.toFixed(0)} ms (then the service's JIT warm-up: ${warmUpMs.toFixed(0)} ms); weights ${(statSync(weightsPath).size / 1e6).toFixed(2)} MB (${weightsPath})`,
+  `load: ${loadMs.toFixed(0)} ms (then the service's JIT warm-up: ${warmUpMs.toFixed(0)} ms); weights ${(statSync(weightsPath).size / 1e6).toFixed(2)} MB first stage + ${(statSync(DEFAULT_CONTEXT_WEIGHTS_URL).size / 1e6).toFixed(2)} MB second stage (${weightsPath})`,
 );
 console.log(
   `RSS: ${(rssAfterBench / 1e6).toFixed(0)} MB after the runs above, before loading the 32 KB stream's data (model load added ${((rssAfterLoad - rssBefore) / 1e6).toFixed(0)} MB; includes tsx and the three baselines)`,
