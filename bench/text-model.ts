@@ -8,7 +8,11 @@ import { fileURLToPath } from 'node:url';
 import { Filter } from 'bad-words';
 import leo from 'leo-profanity';
 import { englishDataset, englishRecommendedTransformers, RegExpMatcher } from 'obscenity';
-import { DEFAULT_CONTEXT_WEIGHTS_URL, DEFAULT_WEIGHTS_URL, loadTextModel } from '../packages/text-model/src/index.ts';
+import {
+  DEFAULT_CONTEXT_WEIGHTS_URL,
+  DEFAULT_WEIGHTS_URL,
+  loadTextModel,
+} from '../packages/text-model/src/index.ts';
 import { readCsvGz } from '../packages/text-model/training/csv.ts';
 import { datasetsDir } from '../packages/text-model/training/data.ts';
 

@@ -13,7 +13,7 @@
 import { plattTable } from './calibration.ts';
 import { LEX, N_HEADS, SUPPORTED_LANGUAGES, type SupportedLanguage, TEXT_CATEGORIES } from './constants.ts';
 import { fmix } from './hash.ts';
-import { readHalves, toHalf } from './weights.ts';
+import { decodeHeader, encodeFile, readHalves } from './weights.ts';
 
 if (TEXT_CATEGORIES.indexOf('spam') !== 7 || N_HEADS !== 8)
   throw new Error('context model: contributions() assumes 8 heads with spam last');
@@ -122,27 +122,12 @@ export interface ContextWeights {
 const MAGIC = 0x324d5456; // "VTM2"
 
 export function encodeContextWeights(w: ContextWeights): Uint8Array {
-  const json = new TextEncoder().encode(JSON.stringify(w.header));
-  const pad = (4 - ((8 + json.length) % 4)) % 4;
-  const n = w.hashed.length;
-  const buf = new Uint8Array(8 + json.length + pad + n * 2);
-  const dv = new DataView(buf.buffer);
-  dv.setUint32(0, MAGIC, true);
-  dv.setUint32(4, json.length + pad, true);
-  buf.set(json, 8);
-  buf.fill(0x20, 8 + json.length, 8 + json.length + pad);
-  const off = 8 + json.length + pad;
-  for (let i = 0; i < n; i++) dv.setUint16(off + i * 2, toHalf(w.hashed[i]!), true);
-  return buf;
+  return encodeFile(MAGIC, w.header, [w.hashed]);
 }
 
 export function decodeContextWeights(buf: Uint8Array): ContextWeights {
-  const dv = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
-  if (dv.getUint32(0, true) !== MAGIC) throw new Error('not a Verdict context-model weights file');
-  const headerLen = dv.getUint32(4, true);
-  const header = JSON.parse(new TextDecoder().decode(buf.subarray(8, 8 + headerLen))) as ContextHeader;
+  const { header, off } = decodeHeader<ContextHeader>(buf, MAGIC, 'context-model weights');
   const n = (1 << header.bits) * N_HEADS;
-  const off = 8 + headerLen;
   if (buf.byteLength < off + n * 2) throw new Error('context-model weights file is truncated');
   return { header, hashed: readHalves(buf, off, n) };
 }

@@ -105,30 +105,44 @@ export function fromHalf(h: number): number {
   return getHalfTable()[h]!;
 }
 
-export function encodeWeights(w: Weights): Uint8Array {
-  const json = new TextEncoder().encode(JSON.stringify(w.header));
+/**
+ * A weights file: magic, header length, the header as JSON (padded with spaces to 4 bytes), then every array of
+ * `arrays` in turn as float16. Shared by both stages' files.
+ */
+export function encodeFile(magic: number, header: unknown, arrays: Float32Array[]): Uint8Array {
+  const json = new TextEncoder().encode(JSON.stringify(header));
   const headerLen = json.length;
   const pad = (4 - ((8 + headerLen) % 4)) % 4;
-  const n = w.hashed.length;
-  const ns = w.spamHashed ? w.spamHashed.length : 0;
-  const buf = new Uint8Array(8 + headerLen + pad + (n + ns) * 2);
+  const total = arrays.reduce((s, a) => s + a.length, 0);
+  const buf = new Uint8Array(8 + headerLen + pad + total * 2);
   const dv = new DataView(buf.buffer);
-  dv.setUint32(0, MAGIC, true);
+  dv.setUint32(0, magic, true);
   dv.setUint32(4, headerLen + pad, true);
   buf.set(json, 8);
-  for (let i = 0; i < pad; i++) buf[8 + headerLen + i] = 0x20;
-  const off = 8 + headerLen + pad;
-  for (let i = 0; i < n; i++) dv.setUint16(off + i * 2, toHalf(w.hashed[i]!), true);
-  for (let i = 0; i < ns; i++) dv.setUint16(off + (n + i) * 2, toHalf(w.spamHashed![i]!), true);
+  buf.fill(0x20, 8 + headerLen, 8 + headerLen + pad);
+  let off = 8 + headerLen + pad;
+  for (const a of arrays) {
+    for (let i = 0; i < a.length; i++) dv.setUint16(off + i * 2, toHalf(a[i]!), true);
+    off += a.length * 2;
+  }
   return buf;
 }
 
-export function decodeWeights(buf: Uint8Array): Weights {
+/** The header of a file made by encodeFile and the offset of its first array; `what` names the file in errors. */
+export function decodeHeader<H>(buf: Uint8Array, magic: number, what: string): { header: H; off: number } {
   const dv = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
-  if (dv.getUint32(0, true) !== MAGIC) throw new Error('not a Verdict text-model weights file');
+  if (dv.getUint32(0, true) !== magic) throw new Error(`not a Verdict ${what} file`);
   const headerLen = dv.getUint32(4, true);
-  const header = JSON.parse(new TextDecoder().decode(buf.subarray(8, 8 + headerLen))) as WeightsHeader;
-  const off = 8 + headerLen;
+  const header = JSON.parse(new TextDecoder().decode(buf.subarray(8, 8 + headerLen))) as H;
+  return { header, off: 8 + headerLen };
+}
+
+export function encodeWeights(w: Weights): Uint8Array {
+  return encodeFile(MAGIC, w.header, w.spamHashed ? [w.hashed, w.spamHashed] : [w.hashed]);
+}
+
+export function decodeWeights(buf: Uint8Array): Weights {
+  const { header, off } = decodeHeader<WeightsHeader>(buf, MAGIC, 'text-model weights');
   const n = (1 << header.bits) * header.heads.length;
   const ns = header.spamModel ? 1 << header.spamModel.bits : 0;
   if (buf.byteLength < off + (n + ns) * 2) throw new Error('weights file is truncated');

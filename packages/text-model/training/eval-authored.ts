@@ -16,7 +16,8 @@ export interface Scored {
   s: Record<TextCategory, number>;
 }
 
-function pick(
+/** Scores and labels of category `cat` for the rows that `pred` keeps and that are labelled for it. */
+export function pick(
   rows: Scored[],
   pred: (e: Example) => boolean,
   cat: TextCategory,

@@ -4,7 +4,7 @@
  */
 import { loadTextModel, TEXT_CATEGORIES, type TextCategory } from '../src/index.ts';
 import { type Example, loadExamples } from './data.ts';
-import { authoredTables, suiteSection, thresholdTable } from './eval-authored.ts';
+import { authoredTables, pick as pickRows, suiteSection, thresholdTable } from './eval-authored.ts';
 import { bestThreshold, ece, prf, reliability, rocAuc } from './metrics.ts';
 
 const f3 = (x: number) => (Number.isNaN(x) ? 'n/a' : x.toFixed(3));
@@ -27,17 +27,7 @@ function main(): void {
   console.log(`### Verdict text model evaluation (${model.version})\n`);
   console.log(`Scored ${scored.length} held-out texts in ${secs.toFixed(1)} s.\n`);
 
-  const pick = (pred: (e: Example) => boolean, cat: TextCategory) => {
-    const k = TEXT_CATEGORIES.indexOf(cat);
-    const s: number[] = [];
-    const y: number[] = [];
-    for (const r of scored) {
-      if (!pred(r.e) || r.e.labels[k]! < 0) continue;
-      s.push(r.s[cat]);
-      y.push(r.e.labels[k]!);
-    }
-    return { s, y };
-  };
+  const pick = (pred: (e: Example) => boolean, cat: TextCategory) => pickRows(scored, pred, cat);
 
   // 1. Headline benchmarks.
   console.log('### Headline results (test splits; thresholds tuned on validation only)\n');
