@@ -53,10 +53,12 @@ describe('the service as a process', () => {
       server.child.kill('SIGTERM');
       expect(await server.exited).toBe(0);
     }
-    // The key is printed once with a ready-to-run example, and never appears in the request logs.
-    const key = /\n {2}(vk_[A-Za-z0-9_-]+)\n/.exec(server.output())![1]!;
+    // The key is printed once, as a shell line that the example below it (and the README's commands) reads, and
+    // never appears in the request logs.
+    const key = /\n {2}export VERDICT_API_KEY=(vk_[A-Za-z0-9_-]+)\n/.exec(server.output())![1]!;
+    expect(server.output()).toContain('-H "Authorization: Bearer $VERDICT_API_KEY"');
     expect(server.output()).toContain('"statusCode":200');
-    expect(server.output().split(key).length - 1).toBe(2);
+    expect(server.output().split(key).length - 1).toBe(1);
     expect(server.output()).toContain('"url":"/v1/evidence/[token]?x=1"');
     expect(server.output()).not.toContain('evtoken_probe_4c1f9e');
     // A second start on the same data prints no new key.

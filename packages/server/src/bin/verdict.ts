@@ -137,8 +137,9 @@ program
     );
     if (server.firstKey) {
       process.stdout.write(
-        `\nFirst start: created an admin API key. It is shown only once; keep it safe:\n\n  ${server.firstKey}\n\n` +
-          `Try: curl -s ${config.publicUrl}/v1/check -H "Authorization: Bearer ${server.firstKey}" ` +
+        // the key as a line to paste into a shell, so that the README's commands (which use $VERDICT_API_KEY) work
+        `\nFirst start: created an admin API key. It is shown only once; keep it safe:\n\n  export VERDICT_API_KEY=${server.firstKey}\n\n` +
+          `Try: curl -s ${config.publicUrl}/v1/check -H "Authorization: Bearer $VERDICT_API_KEY" ` +
           `-H 'Content-Type: application/json' -d '{"content":"hello world","policyId":"default"}'\n\n`,
       );
     }

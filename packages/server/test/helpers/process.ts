@@ -91,7 +91,7 @@ export async function callApi(base: string, key: string, method: string, url: st
   return { status: res.status, body: (await res.json()) as any };
 }
 
-const FIRST_KEY = /\n {2}(vk_[A-Za-z0-9_-]+)\n/;
+const FIRST_KEY = /\n {2}export VERDICT_API_KEY=(vk_[A-Za-z0-9_-]+)\n/;
 
 /** The admin key a first start prints (its banner follows the "listening" line: waits up to 5 s), or undefined. */
 export async function firstStartKey(server: ServerProcess): Promise<string | undefined> {

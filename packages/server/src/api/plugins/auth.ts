@@ -25,9 +25,10 @@ const MESSAGES = {
   REVOKED_API_KEY: 'The API key has been revoked',
 } as const;
 
+/** The presented key: undefined when none is (no header, or "Bearer" with nothing after it), '' when malformed. */
 function bearer(request: FastifyRequest): string | undefined {
   const header = request.headers.authorization;
-  if (!header) return undefined;
+  if (!header || /^\s*(?:Bearer\s*)?$/i.test(header)) return undefined;
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
   return match ? match[1] : '';
 }
