@@ -90,8 +90,6 @@ export interface ContextHeader {
   bits: number;
   /** per head (TEXT_CATEGORIES order; spam's entries are unused) */
   bias: number[];
-  /** zWeights[k][j]: weight of the first stage's logit of head j in head k's context logit */
-  zWeights: number[][];
   /**
    * How much of this stage's logit z2 a gated text gets, per language and head: z = z1 + mix * z2. 1 unless a
    * labelled dataset of that language and category showed, on its calibration split, that less does better (real
@@ -165,8 +163,6 @@ export class ContextModel {
   readonly shift: number;
   readonly hashed: Float32Array;
   readonly bias: Float64Array;
-  /** [k * N_HEADS + j] */
-  readonly zW: Float64Array;
   /** calibration of gated texts per language (SUPPORTED_LANGUAGES index), flat [a, b] per head */
   readonly plattLang: Float64Array[];
   /** per language (SUPPORTED_LANGUAGES index): the share of z2 per head */
@@ -196,7 +192,6 @@ export class ContextModel {
     this.shift = 32 - h.bits;
     this.hashed = w.hashed;
     this.bias = Float64Array.from(h.bias);
-    this.zW = Float64Array.from(h.zWeights.flat());
     this.plattLang = plattTable(h.platt, h.plattByLang);
     this.mixLang = SUPPORTED_LANGUAGES.map((l) =>
       Float64Array.from(h.mixByLang?.[l] ?? new Array(N_HEADS).fill(1)),
@@ -321,22 +316,15 @@ export class ContextModel {
   }
 
   /**
-   * This stage's logits of the window [a, b) into z2, given the first stage's logits z1 of that window (a residual
-   * on top of them); returns the window's feature normaliser.
+   * This stage's logits of the window [a, b) into z2 (a residual, added to the first stage's logits of the window);
+   * returns the window's feature normaliser.
    */
-  windowZ2(a: number, b: number, z1: Float64Array, spamHead: number): number {
+  windowZ2(a: number, b: number, spamHead: number): number {
     const norm = 1 / Math.sqrt(Math.max(this.preCount[b]! - this.preCount[a]!, MIN_NORM));
     const pre = this.pre;
-    const zW = this.zW;
-    for (let k = 0; k < N_HEADS; k++) {
-      if (k === spamHead) {
-        this.z2[k] = 0;
-        continue;
-      }
-      let v = this.bias[k]! + (pre[b * N_HEADS + k]! - pre[a * N_HEADS + k]!) * norm;
-      for (let j = 0; j < N_HEADS; j++) if (j !== spamHead) v += zW[k * N_HEADS + j]! * z1[j]!;
-      this.z2[k] = v;
-    }
+    for (let k = 0; k < N_HEADS; k++)
+      this.z2[k] =
+        k === spamHead ? 0 : this.bias[k]! + (pre[b * N_HEADS + k]! - pre[a * N_HEADS + k]!) * norm;
     return norm;
   }
 
@@ -355,7 +343,7 @@ export class ContextModel {
     this.mix = this.mixLang[li]!;
     this.z.fill(Number.NEGATIVE_INFINITY);
     if (n <= first.window) {
-      this.keepBest(first.z, this.windowZ2(0, n, first.z, spamHead), 0, n, -1);
+      this.keepBest(first.z, this.windowZ2(0, n, spamHead), 0, n, -1);
       return;
     }
     this.scan(first, n, first.window, first.stride, -1, spamHead);
@@ -389,7 +377,7 @@ export class ContextModel {
     for (let a = 0; ; a += stride) {
       const b = Math.min(n, a + win);
       first.windowAcc(a, b);
-      this.keepBest(first.acc, this.windowZ2(a, b, first.acc, spamHead), a, b, skip);
+      this.keepBest(first.acc, this.windowZ2(a, b, spamHead), a, b, skip);
       if (b >= n) break;
     }
   }

@@ -254,7 +254,6 @@ export function trainContext(
     format: 1,
     bits: cfg.bits,
     bias: new Array(N_HEADS).fill(0),
-    zWeights: Array.from({ length: N_HEADS }, () => new Array(N_HEADS).fill(0)),
     platt: TEXT_CATEGORIES.map(() => [1, 0] as [number, number]),
     gateP: cfg.gateP,
     triggers,
@@ -289,7 +288,6 @@ export function trainContext(
   const G = new Float32Array(nb * N_HEADS);
   const bias = new Float64Array(N_HEADS);
   const Gb = new Float64Array(N_HEADS);
-  const zW = new Float64Array(N_HEADS * N_HEADS);
   const order = Int32Array.from({ length: m }, (_, i) => i);
   const rnd = mulberry32(cfg.seed);
   const eps = 1e-8;
@@ -336,9 +334,6 @@ export function trainContext(
     log(`context epoch ${ep + 1}: loss ${(loss / Math.max(1, m)).toFixed(4)}`);
   }
   header.bias = [...bias].map(round);
-  header.zWeights = Array.from({ length: N_HEADS }, (_, k) =>
-    Array.from({ length: N_HEADS }, (_, j) => round(zW[k * N_HEADS + j]!)),
-  );
   // Mixing shares, then calibration, on the gated calibration texts (and their English views), with the weights as
   // shipped (float16). First pass: each text's first-window z1 and z2 per head.
   const shipped = new ContextModel({ header, hashed: halfRound(W) });
@@ -351,7 +346,7 @@ export function trainContext(
     const b = Math.min(n, scorer.window);
     z1s.set(e, Float64Array.from(firstWindow(scorer, n)));
     shipped.prepare(tH, flags, n);
-    shipped.windowZ2(0, b, z1s.get(e)!, SPAM);
+    shipped.windowZ2(0, b, SPAM);
     z2s.set(e, Float64Array.from(shipped.z2));
   }
   header.mixByLang = mixShares(
