@@ -853,6 +853,38 @@ describe('the frame stream', () => {
   });
 });
 
+describe('video upload: malformed multipart bodies', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('answers a multipart Content-Type without a usable boundary with 400 INVALID_JSON (was a 500)', async () => {
+    const body = '--x\r\nContent-Disposition: form-data; name="policyId"\r\n\r\ndefault\r\n--x--\r\n';
+    for (const contentType of [
+      'multipart/form-data',
+      'multipart/form-data; charset=utf-8',
+      `multipart/form-data; boundary=${'x'.repeat(300)}`,
+    ]) {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/v1/video/upload',
+        headers: { authorization: `Bearer ${t.adminKey}`, 'content-type': contentType },
+        payload: body,
+      });
+      expect(res.statusCode, contentType).toBe(400);
+      expect(res.json().error, contentType).toMatchObject({
+        code: 'INVALID_JSON',
+        details: { field: 'content-type' },
+        requestId: res.headers['x-request-id'],
+      });
+    }
+  });
+});
+
 describe('video upkeep and documentation', () => {
   let t: TestApp;
   beforeAll(async () => {

@@ -23,6 +23,13 @@ const tooLarge = () =>
     maxBytes: MAX_VIDEO_BYTES,
   });
 
+const unreadableMultipart = () =>
+  new AppError(
+    'INVALID_JSON',
+    'The multipart/form-data body cannot be read: its Content-Type names no valid boundary',
+    { field: 'content-type' },
+  );
+
 /** Video checks (interface §4.8, decisions §8) and evidence frames. */
 export const videoRoutes =
   (ctx: AppContext): FastifyPluginAsyncTypebox =>
@@ -90,8 +97,10 @@ export const videoRoutes =
         }
         const fields: Record<string, string> = {};
         let upload: UploadedFile | null = null;
+        let started = false;
         try {
           for await (const part of request.parts()) {
+            started = true;
             if (part.type === 'field') {
               fields[part.fieldname] = String(part.value);
               continue;
@@ -111,7 +120,11 @@ export const videoRoutes =
           }
         } catch (error) {
           if (upload) await fs.promises.rm(upload.file, { force: true });
-          if ((error as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') throw tooLarge();
+          const code = (error as { code?: string }).code;
+          if (code === 'FST_REQ_FILE_TOO_LARGE') throw tooLarge();
+          // before the first part only the parser has run, and its plain errors (no code) are about the
+          // Content-Type: busboy throws "Multipart: Boundary not found" (or about the boundary's length)
+          if (!started && code === undefined && !(error instanceof AppError)) throw unreadableMultipart();
           throw error;
         }
         if (!upload)
