@@ -174,10 +174,51 @@ describe.each(engines)('authentication, keys and accounts (%s)', (engine) => {
       [{ name: 'x', scopes: ['check'], expiresAt: '2030-03-07T10:00' }, 'INVALID_PARAMETER'],
       [{ name: 'x', scopes: ['check'], rateLimit: { perMinute: 0, burstPerSecond: 1 } }, 'INVALID_PARAMETER'],
       [{ name: 'x', scopes: ['check'], accountId: 'acc_missing' }, 'ACCOUNT_NOT_FOUND'],
+      // not strings: these reached the database and answered 500
+      ...[[], true, {}, 5, ['acc_x']].map((accountId): [unknown, string] => [
+        { name: 'x', scopes: ['check'], accountId },
+        'INVALID_PARAMETER',
+      ]),
+      [{ name: 'x', scopes: [[], {}, 5] }, 'INVALID_SCOPE'],
+      [{ name: [], scopes: ['check'] }, 'MISSING_REQUIRED_FIELD'],
     ];
     for (const [body, code] of cases) {
       const res = await t.request('POST', '/v1/keys', { body });
       expect(res.body.error?.code, JSON.stringify(body)).toBe(code);
+      expect(res.status, JSON.stringify(body)).toBe(code === 'ACCOUNT_NOT_FOUND' ? 404 : 422);
     }
+    const { body: own } = await t.request('GET', '/v1/keys');
+    const id = own.keys[0].id;
+    for (const body of [{ name: [] }, { name: 5 }, { name: {} }, { rateLimit: 'fast' }, { rateLimit: [] }]) {
+      const res = await t.request('PATCH', `/v1/keys/${id}`, { body });
+      expect([res.status, res.body.error?.code], JSON.stringify(body)).toEqual([422, 'INVALID_PARAMETER']);
+    }
+    // the same from the query string: a repeated accountId is an array
+    const twice = await t.request('GET', '/v1/keys?accountId=acc_a&accountId=acc_b');
+    expect([twice.status, twice.body.error?.code]).toEqual([422, 'INVALID_PARAMETER']);
+  });
+
+  it('refuses account fields of the wrong type with 422 (trialEndsAt: 5 was the year 5)', async () => {
+    const { body: acc } = await t.request('POST', '/v1/accounts', { body: { name: 'typed' } });
+    for (const body of [
+      { name: [] },
+      { name: 5 },
+      { name: 'x', monthlyQuota: '5' },
+      { name: 'x', monthlyQuota: [] },
+      { name: 'x', trialEndsAt: 5 },
+      { name: 'x', trialEndsAt: ['2030-01-01'] },
+      { name: 'x', trialEndsAt: {} },
+      { name: 'x', trialEndsAt: true },
+    ]) {
+      const created = await t.request('POST', '/v1/accounts', { body });
+      expect(created.status, JSON.stringify(body)).toBe(422);
+      const patched = await t.request('PATCH', `/v1/accounts/${acc.accountId}`, { body });
+      expect(patched.status, JSON.stringify(body)).toBe(422);
+    }
+    const { body: after } = await t.request('GET', `/v1/accounts`);
+    expect(after.accounts.find((a: any) => a.accountId === acc.accountId)).toMatchObject({
+      name: 'typed',
+      trialEndsAt: null,
+    });
   });
 });

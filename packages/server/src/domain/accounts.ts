@@ -46,7 +46,8 @@ function validate(input: AccountInput, creating: boolean): void {
   if (
     input.trialEndsAt !== undefined &&
     input.trialEndsAt !== null &&
-    Number.isNaN(Date.parse(input.trialEndsAt))
+    // Date.parse takes a number (5 is the year 5) or ['2030-01-01'] as well
+    (typeof input.trialEndsAt !== 'string' || Number.isNaN(Date.parse(input.trialEndsAt)))
   ) {
     throw new AppError('INVALID_PARAMETER', 'trialEndsAt must be an ISO 8601 timestamp or null', {
       field: 'trialEndsAt',

@@ -113,6 +113,10 @@ export class KeyService {
       throw new AppError('MISSING_REQUIRED_FIELD', 'name is required', { field: 'name' });
     }
     const scopes = validateScopes(input.scopes);
+    // a body is untyped JSON: an array or object here reached the database (500)
+    if (input.accountId !== undefined && typeof input.accountId !== 'string') {
+      throw new AppError('INVALID_PARAMETER', 'accountId must be a string', { field: 'accountId' });
+    }
     const accountId = input.accountId ?? principal?.accountId;
     if (!accountId)
       throw new AppError('MISSING_REQUIRED_FIELD', 'accountId is required', { field: 'accountId' });
@@ -165,7 +169,11 @@ export class KeyService {
     return { key, record };
   }
 
-  async list(principal: Principal | null, accountId?: string): Promise<ApiKeyRecord[]> {
+  async list(principal: Principal | null, accountId?: unknown): Promise<ApiKeyRecord[]> {
+    // a repeated query parameter arrives as an array, which reached the database (500)
+    if (accountId !== undefined && typeof accountId !== 'string') {
+      throw new AppError('INVALID_PARAMETER', 'accountId must be given once', { field: 'accountId' });
+    }
     if (principal) {
       requireScope(principal, 'admin');
       if (!principal.isOperator) return this.keys.list(principal.accountId);
