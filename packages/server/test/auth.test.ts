@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { hashKey } from '../src/domain/keys.ts';
 import { createTestApp, type TestApp } from './helpers/app.ts';
 import { engines } from './helpers/databases.ts';
@@ -22,13 +22,19 @@ describe.each(engines)('authentication, keys and accounts (%s)', (engine) => {
     expect(wrong.headers['www-authenticate']).toMatch(/^Bearer realm="verdict", error="invalid_token"/);
     expect((await check(null, { authorization: 'Basic abc' })).body.error.code).toBe('INVALID_API_KEY');
     expect((await check('vk_not_a_real_key_000000000')).body.error.code).toBe('INVALID_API_KEY');
-    const expired = await t.request('POST', '/v1/keys', {
-      body: { name: 'old', scopes: ['check'], expiresAt: new Date(Date.now() - 1000).toISOString() },
+    const expiring = await t.request('POST', '/v1/keys', {
+      body: { name: 'old', scopes: ['check'], expiresAt: new Date(Date.now() + 60_000).toISOString() },
     });
-    expect(expired.status).toBe(201);
-    const e = await check(expired.body.key);
-    expect(e.status).toBe(401);
-    expect(e.body.error.code).toBe('EXPIRED_API_KEY');
+    expect(expiring.status).toBe(201);
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      vi.setSystemTime(Date.now() + 61_000);
+      const e = await check(expiring.body.key);
+      expect(e.status).toBe(401);
+      expect(e.body.error.code).toBe('EXPIRED_API_KEY');
+    } finally {
+      vi.useRealTimers();
+    }
     const live = await t.request('POST', '/v1/keys', { body: { name: 'live', scopes: ['check'] } });
     expect((await check(live.body.key)).status).toBe(200);
     const revoked = await t.request('DELETE', `/v1/keys/${live.body.id}`);
@@ -172,6 +178,12 @@ describe.each(engines)('authentication, keys and accounts (%s)', (engine) => {
       [{ name: 'x', scopes: ['check'], expiresAt: 'March 7, 2030' }, 'INVALID_PARAMETER'],
       [{ name: 'x', scopes: ['check'], expiresAt: 12345 }, 'INVALID_PARAMETER'],
       [{ name: 'x', scopes: ['check'], expiresAt: '2030-03-07T10:00' }, 'INVALID_PARAMETER'],
+      // already expired: these were 201, keys that could never be used
+      [
+        { name: 'x', scopes: ['check'], expiresAt: new Date(Date.now() - 1000).toISOString() },
+        'INVALID_PARAMETER',
+      ],
+      [{ name: 'x', scopes: ['check'], expiresAt: '2020-01-01' }, 'INVALID_PARAMETER'],
       [{ name: 'x', scopes: ['check'], rateLimit: { perMinute: 0, burstPerSecond: 1 } }, 'INVALID_PARAMETER'],
       [{ name: 'x', scopes: ['check'], accountId: 'acc_missing' }, 'ACCOUNT_NOT_FOUND'],
       // not strings: these reached the database and answered 500

@@ -175,6 +175,7 @@ describe('the service as a process', () => {
       ['decisions'],
       ['policies', 'apply'],
       ['keys', 'create', '--scopes', 'check', '--expires', 'soon'],
+      ['keys', 'create', '--scopes', 'check', '--expires', '0d'],
     ]) {
       const res = await verdict(args, env);
       expect([args.join(' '), res.code]).toEqual([args.join(' '), 2]);

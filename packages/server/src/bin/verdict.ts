@@ -85,6 +85,7 @@ function print(value: unknown, json: boolean, human: () => string): void {
 function parseExpiry(value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
   const ms = parseDuration(value);
+  if (ms === 0) throw new UsageError(`--expires: the duration must be positive, got "${value}"`);
   if (ms !== null) return new Date(Date.now() + ms).toISOString();
   if (Number.isNaN(Date.parse(value)))
     throw new UsageError(`--expires: expected a duration (30d, 12h) or an ISO date, got "${value}"`);

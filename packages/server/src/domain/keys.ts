@@ -149,6 +149,13 @@ export class KeyService {
           },
         );
       }
+      // a key born expired is no use, and a sign of a mistake (a past date, a zero duration)
+      if (at <= Date.now()) {
+        throw new AppError('INVALID_PARAMETER', 'expiresAt must be in the future', {
+          field: 'expiresAt',
+          expiresAt: value,
+        });
+      }
       expiresAt = new Date(at).toISOString();
     }
     const key = presetKey ?? generateKey();
