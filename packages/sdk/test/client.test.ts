@@ -214,7 +214,11 @@ describe('Verdict SDK against a real server', () => {
     );
     const me = await client.account.get();
     expect(me).toMatchObject({ accountId, name: 'sdk-tenant' });
-    expect(me.signingSecret).toMatch(/^whsec_/);
+    // the signing secret of webhookUrl deliveries is for the account's admin keys only
+    expect(me).not.toHaveProperty('signingSecret');
+    const owner = await admin.keys.create({ name: 'owner', accountId, scopes: ['admin'] });
+    const own = await new Verdict({ apiKey: owner.key!, baseUrl: server.url }).account.get();
+    expect(own.signingSecret).toMatch(/^whsec_/);
     const usage = await client.usage.get();
     expect(usage.accountId).toBe(accountId);
     expect(usage.evaluations).toBeGreaterThan(0);

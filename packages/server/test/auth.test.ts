@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { hashKey } from '../src/domain/keys.ts';
+import { SCOPES } from '../src/domain/principal.ts';
 import { createTestApp, type TestApp } from './helpers/app.ts';
 import { engines } from './helpers/databases.ts';
 import { KeywordProvider } from './helpers/keyword-provider.ts';
@@ -150,12 +151,23 @@ describe.each(engines)('authentication, keys and accounts (%s)', (engine) => {
     const me = await t.request('GET', '/v1/account');
     expect(me.body.isOperator).toBe(true);
     expect(me.body.signingSecret).toMatch(/^whsec_/);
-    // a key that does not manage webhooks does not see the secret that signs them
-    const checker = await t.newKey(['check', 'decisions:read'], me.body.accountId);
-    const seen = await t.request('GET', '/v1/account', { key: checker.key });
-    expect(seen.status).toBe(200);
-    expect(seen.body.accountId).toBe(me.body.accountId);
-    expect(seen.body.signingSecret).toBeUndefined();
+    // the secret signs every ad-hoc delivery of the account: only its admin keys see it (webhooks keys did too)
+    for (const scopes of [
+      ['check', 'decisions:read'],
+      ['webhooks:read', 'webhooks:write'],
+      SCOPES.slice(0, -1),
+    ]) {
+      const other = await t.newKey(scopes, me.body.accountId);
+      const seen = await t.request('GET', '/v1/account', { key: other.key });
+      expect(seen.status).toBe(200);
+      expect(seen.body.accountId).toBe(me.body.accountId);
+      expect(seen.body, scopes.join()).not.toHaveProperty('signingSecret');
+    }
+    const tenantAdmin = await t.newKey(['admin']);
+    const own = await t.request('GET', '/v1/account', { key: tenantAdmin.key });
+    expect(own.body.accountId).toBe(tenantAdmin.accountId);
+    expect(own.body.signingSecret).toMatch(/^whsec_/);
+    expect(own.body.signingSecret).not.toBe(me.body.signingSecret);
     for (const body of [
       {},
       { name: '' },

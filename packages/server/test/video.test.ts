@@ -75,9 +75,9 @@ describe('video checks: URL and upload, progress, results, evidence, events', ()
       options.scopes ?? ['check', 'decisions:read', 'policies:write', 'webhooks:read'],
       created.body.accountId,
     );
-    // keys without a webhooks scope do not see the signing secret (nor need it here)
-    const secret = (await t.request('GET', '/v1/account', { key })).body.signingSecret as string | undefined;
-    if (secret) receiver.secrets.push(secret);
+    // only admin keys see the signing secret of the account's webhookUrl deliveries
+    const { key: admin } = await t.newKey(['admin'], created.body.accountId);
+    receiver.secrets.push((await t.request('GET', '/v1/account', { key: admin })).body.signingSecret);
     return { key, accountId: created.body.accountId as string };
   }
 

@@ -1822,7 +1822,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Your own account; keys with a webhooks scope (or admin) also see the signing secret of ad-hoc deliveries */
+    /** Your own account; admin keys also see the signing secret of ad-hoc deliveries */
     get: {
       parameters: {
         query?: never;

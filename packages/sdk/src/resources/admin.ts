@@ -68,7 +68,7 @@ export class Accounts {
 export class AccountResource {
   constructor(private readonly client: APIClient) {}
 
-  /** Your account, with the `signingSecret` of ad-hoc webhook deliveries (async batches, videos). */
+  /** Your account; with an admin key, also the `signingSecret` of ad-hoc webhook deliveries (async batches, videos). */
   get(options?: RequestOptions): Promise<Account> {
     return this.client.call('get', '/v1/account', {}, options);
   }

@@ -14,7 +14,7 @@ export function newSigningSecret(): string {
   return `whsec_${randomBytes(24).toString('base64url')}`;
 }
 
-/** Public view of an account (the signing secret is shown only to the account itself). */
+/** Public view of an account (the signing secret is shown only to the account's own admin keys). */
 export function accountView(account: Account, withSecret = false) {
   return {
     accountId: account.accountId,

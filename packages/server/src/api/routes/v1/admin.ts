@@ -149,16 +149,14 @@ export const adminRoutes =
       {
         schema: {
           tags: ['accounts'],
-          summary:
-            'Your own account; keys with a webhooks scope (or admin) also see the signing secret of ad-hoc deliveries',
+          summary: 'Your own account; admin keys also see the signing secret of ad-hoc deliveries',
           response: { 200: Type.Ref('Account'), ...errorResponses(401, 429) },
         },
       },
       async (request) => {
         const principal = principalOf(request);
-        // the signing secret lets its holder forge deliveries: only keys that manage webhooks (or admins) see it
-        const withSecret = hasScope(principal, 'webhooks:read') || hasScope(principal, 'webhooks:write');
-        return accountView(await ctx.accounts.get(principal.accountId), withSecret);
+        // the signing secret lets its holder forge deliveries to every webhookUrl of the account: admin keys only
+        return accountView(await ctx.accounts.get(principal.accountId), hasScope(principal, 'admin'));
       },
     );
   };
