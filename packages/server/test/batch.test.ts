@@ -54,7 +54,10 @@ describe('batches: synchronous and asynchronous', () => {
 
   async function account() {
     const { key, accountId } = await t.newKey(SCOPES);
-    const signingSecret = (await t.request('GET', '/v1/account', { key })).body.signingSecret as string;
+    // only admin keys see the signing secret of the account's webhookUrl deliveries
+    const { key: admin } = await t.newKey(['admin'], accountId);
+    const signingSecret = (await t.request('GET', '/v1/account', { key: admin })).body
+      .signingSecret as string;
     receiver.secrets.push(signingSecret);
     const path = `/batch-${++n}`;
     return { key, accountId, signingSecret, path, webhookUrl: `${receiver.url}${path}` };
