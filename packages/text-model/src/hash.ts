@@ -42,3 +42,13 @@ export function hashString(s: string): number {
   for (const ch of s) h = Math.imul(h ^ ch.codePointAt(0)!, FNV_PRIME);
   return h | 0;
 }
+
+/** Shuffles `order` in place (Fisher-Yates) with the deterministic PRNG `rnd` (training only). */
+export function shuffleInPlace(order: Int32Array, rnd: () => number): void {
+  for (let i = order.length - 1; i > 0; i--) {
+    const j = Math.floor(rnd() * (i + 1));
+    const t = order[i]!;
+    order[i] = order[j]!;
+    order[j] = t;
+  }
+}

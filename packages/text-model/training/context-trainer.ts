@@ -13,7 +13,7 @@ import {
   MAX_CONTEXT_FEATURES,
   MIN_NORM,
 } from '../src/context-model.ts';
-import { mulberry32 } from '../src/hash.ts';
+import { mulberry32, shuffleInPlace } from '../src/hash.ts';
 import type { Scorer } from '../src/model.ts';
 import { fromHalf, toHalf } from '../src/weights.ts';
 import { CalibrationSet } from './calibration.ts';
@@ -293,12 +293,7 @@ export function trainContext(
   const eps = 1e-8;
   const lr = cfg.lr;
   for (let ep = 0; ep < cfg.epochs; ep++) {
-    for (let i = m - 1; i > 0; i--) {
-      const j = Math.floor(rnd() * (i + 1));
-      const tmp = order[i]!;
-      order[i] = order[j]!;
-      order[j] = tmp;
-    }
+    shuffleInPlace(order, rnd);
     let loss = 0;
     for (let r = 0; r < m; r++) {
       const i = order[r]!;

@@ -4,7 +4,7 @@
  * comment spam and hard negatives). Its logit is added to the shared spam head's logit before calibration.
  */
 import { N_SPAM_CUES, spamCues } from '../src/features.ts';
-import { mulberry32 } from '../src/hash.ts';
+import { mulberry32, shuffleInPlace } from '../src/hash.ts';
 import { SpamFeatureExtractor } from '../src/spam-features.ts';
 import type { Example } from './data.ts';
 
@@ -82,12 +82,7 @@ export function trainSpamModel(
   const sw = new Float64Array(n);
   for (let i = 0; i < n; i++) sw[i] = cfg.sourceWeight[rows[i]!.source] ?? 1;
   for (let ep = 0; ep < cfg.epochs; ep++) {
-    for (let i = n - 1; i > 0; i--) {
-      const j = Math.floor(rnd() * (i + 1));
-      const t = order[i]!;
-      order[i] = order[j]!;
-      order[j] = t;
-    }
+    shuffleInPlace(order, rnd);
     let loss = 0;
     let cnt = 0;
     for (let oi = 0; oi < n; oi++) {

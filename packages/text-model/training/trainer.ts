@@ -1,7 +1,7 @@
 /** Multi-head logistic regression over hashed + dense features, trained with AdaGrad (deterministic). */
 import { langBit, N_DENSE, N_HEADS, SUPPORTED_LANGUAGES, TEXT_CATEGORIES } from '../src/constants.ts';
 import { denseCounts, FeatureExtractor, MIN_NORM_FEATURES, N_SPAM_CUES, spamCues } from '../src/features.ts';
-import { mulberry32 } from '../src/hash.ts';
+import { mulberry32, shuffleInPlace } from '../src/hash.ts';
 import type { Lexicon } from '../src/lexicon.ts';
 import { Tokenizer } from '../src/tokenize.ts';
 import type { Example } from './data.ts';
@@ -148,12 +148,7 @@ export function train(
   const active = new Uint8Array(N_HEADS);
   for (let ep = 0; ep < maxEpochs; ep++) {
     for (let k = 0; k < N_HEADS; k++) active[k] = ep < headEpochs[k]! ? 1 : 0;
-    for (let i = n - 1; i > 0; i--) {
-      const j = Math.floor(rnd() * (i + 1));
-      const t = order[i]!;
-      order[i] = order[j]!;
-      order[j] = t;
-    }
+    shuffleInPlace(order, rnd);
     let loss = 0;
     let cnt = 0;
     const t1 = performance.now();
