@@ -6,8 +6,7 @@
  * combine: adjacent pairs, pairs one and two words apart, trigrams, and a lexicon class (violence, slur, insult, …)
  * next to the words around it ("kill … you" vs "killed it", "not … disgusting", "is racist"). Its features hash the
  * normalised token, never the language, so a threat in Spanish sent without `language` is still recognised. Its
- * logit is added to the first stage's (which it also reads as eight inputs), window by window, and gated texts get
- * their own calibration.
+ * logit is added to the first stage's, window by window, and gated texts get their own calibration.
  */
 
 import { plattTable } from './calibration.ts';
@@ -134,8 +133,6 @@ export function decodeContextWeights(buf: Uint8Array): ContextWeights {
 export interface FirstStage {
   readonly z: Float64Array;
   readonly acc: Float64Array;
-  readonly bestStart: Int32Array;
-  readonly bestEnd: Int32Array;
   readonly window: number;
   readonly stride: number;
   /** the first stage's logits of the window [a, b) into `acc` */
@@ -213,15 +210,11 @@ export class ContextModel {
    * when it ran on the 6 % of English messages that had no English common word).
    */
   guessLanguage(tH: Int32Array, n: number): SupportedLanguage | null {
-    const m = Math.min(n, 64);
     let best = -1;
     let bestCount = 0;
     let tie = false;
     for (let li = 0; li < this.common.length; li++) {
-      const set = this.common[li];
-      if (!set) continue;
-      let c = 0;
-      for (let t = 0; t < m; t++) if (inSet(set, tH[t]!)) c++;
+      const c = this.commonCount(li, tH, n);
       if (c > bestCount) {
         best = li;
         bestCount = c;
@@ -233,14 +226,21 @@ export class ContextModel {
 
   /**
    * Whether the text reads as `lang`: one of its first 64 tokens is a common word of that language (or none are
-   * known for it). One bit-set read per token.
+   * known for it).
    */
   readsAs(lang: SupportedLanguage, tH: Int32Array, n: number): boolean {
-    const set = this.common[SUPPORTED_LANGUAGES.indexOf(lang)];
-    if (!set) return true;
+    const li = SUPPORTED_LANGUAGES.indexOf(lang);
+    return this.common[li] === null || this.commonCount(li, tH, n) > 0;
+  }
+
+  /** How many of the first 64 tokens are common words of language index `li` (0 when none are known). */
+  private commonCount(li: number, tH: Int32Array, n: number): number {
+    const set = this.common[li];
+    if (!set) return 0;
     const m = Math.min(n, 64);
-    for (let t = 0; t < m; t++) if (inSet(set, tH[t]!)) return true;
-    return false;
+    let c = 0;
+    for (let t = 0; t < m; t++) if (inSet(set, tH[t]!)) c++;
+    return c;
   }
 
   /** Whether a token of the text is a trigger term or carries a lexicon class. */
@@ -252,8 +252,11 @@ export class ContextModel {
     return false;
   }
 
-  /** Per-token contributions and their prefix sums for the n tokens (heads 0-6; spam, head 7, is never read). */
-  private contributions(tH: Int32Array, flags: Int32Array, n: number): void {
+  /**
+   * Per-token contributions and their prefix sums for the n tokens (heads 0-6; spam, head 7, is never read), which
+   * windowZ2 reads.
+   */
+  prepare(tH: Int32Array, flags: Int32Array, n: number): void {
     if (this.preCount.length < n + 1) {
       this.contrib = new Float64Array((n + 1) * N_HEADS);
       this.pre = new Float64Array((n + 1) * N_HEADS);
@@ -328,18 +331,13 @@ export class ContextModel {
     return norm;
   }
 
-  /** Computes this stage's per-token contributions for a text (the trainer reads windowZ2 afterwards). */
-  prepare(tH: Int32Array, flags: Int32Array, n: number): void {
-    this.contributions(tH, flags, n);
-  }
-
   /**
    * Combined logits z1 + mix * z2 per head (max over the first stage's windows) into `z`, with each head's best
    * window, for language index `li`. `spamHead` keeps the first stage's logit. Reads the first stage's state after
    * its score() of the same text.
    */
   apply(first: FirstStage, tH: Int32Array, flags: Int32Array, n: number, spamHead: number, li: number): void {
-    this.contributions(tH, flags, n);
+    this.prepare(tH, flags, n);
     this.mix = this.mixLang[li]!;
     this.z.fill(Number.NEGATIVE_INFINITY);
     if (n <= first.window) {

@@ -640,7 +640,6 @@ export class LocalTextModel implements TextModel {
   private readonly ctx: ContextModel | null;
   /** texts classified, and how many of them went to the second stage (for the bench) */
   readonly stageCounts = { texts: 0, secondStage: 0 };
-  private gatedNow = false;
 
   constructor(
     weights: Weights,
@@ -692,6 +691,7 @@ export class LocalTextModel implements TextModel {
       (n >= 3 || beyondLatin1(text)) &&
       !ctx.readsAs(language, this.scorer.fx.tok.tH, n)
     ) {
+      // beyondLatin1 runs at most once: above only for n < 3, below only for n > SHORT_DETECT_TOKENS
       const other =
         ctx.guessLanguage(this.scorer.fx.tok.tH, n) ??
         (n <= SHORT_DETECT_TOKENS || beyondLatin1(text) ? detectLanguage(text) : null);
@@ -716,13 +716,12 @@ export class LocalTextModel implements TextModel {
   private run(text: string, language: SupportedLanguage): number {
     const s = this.scorer;
     const n = s.score(text, language);
-    const gated = n > 0 && this.secondStage(n, language);
-    this.gatedNow = gated;
+    const li = SUPPORTED_LANGUAGES.indexOf(language);
+    const gated = n > 0 && this.secondStage(n, li);
     this.stageCounts.texts++;
     if (gated) this.stageCounts.secondStage++;
     const ctx = this.ctx;
     const z = gated ? ctx!.z : s.z;
-    const li = SUPPORTED_LANGUAGES.indexOf(language);
     const platt = gated ? ctx!.plattLang[li]! : this.plattLang[li]!;
     const probs = this.probs;
     const hls = this.hls;
@@ -742,7 +741,7 @@ export class LocalTextModel implements TextModel {
         if (r.head === k && (any & r.flag) === r.flag && (r.langs & lb) !== 0 && r.p > p) p = r.p;
       }
       probs[k] = p;
-      hls[k] = p >= HIGHLIGHT_MIN_SCORE && n > 0 ? this.highlight(text, k) : [];
+      hls[k] = p >= HIGHLIGHT_MIN_SCORE && n > 0 ? this.highlight(text, k, gated && k !== SPAM_HEAD) : [];
     }
     return n;
   }
@@ -751,7 +750,7 @@ export class LocalTextModel implements TextModel {
    * Whether the text goes to the second stage: a head other than spam is at least the gate probability after the
    * first stage, or a token is a trigger term or carries a lexicon class. Runs the second stage when it does.
    */
-  private secondStage(n: number, language: SupportedLanguage): boolean {
+  private secondStage(n: number, li: number): boolean {
     const ctx = this.ctx;
     if (ctx === null) return false;
     const s = this.scorer;
@@ -761,26 +760,26 @@ export class LocalTextModel implements TextModel {
         go = true;
     }
     if (!go) go = ctx.hasTrigger(s.fx.tok.tH, s.fx.tokFlags, n);
-    if (go) ctx.apply(s, s.fx.tok.tH, s.fx.tokFlags, n, SPAM_HEAD, SUPPORTED_LANGUAGES.indexOf(language));
+    if (go) ctx.apply(s, s.fx.tok.tH, s.fx.tokFlags, n, SPAM_HEAD, li);
     return go;
   }
 
   /**
    * Top tokens of the head's best window by their contribution to its logit (both stages' for a text that went to
-   * the second stage); the most frequent words of each language (stopwords) are never highlighted.
+   * the second stage: `gated`); the most frequent words of each language (stopwords) are never highlighted.
    */
-  private highlight(text: string, k: number): Highlight[] {
+  private highlight(text: string, k: number, gated: boolean): Highlight[] {
     const s = this.scorer;
     const fx = s.fx;
     const tok = fx.tok;
     const ctx = this.ctx;
-    const gated = this.gatedNow && ctx !== null && k !== SPAM_HEAD;
-    const a = gated ? ctx.bestStart[k]! : s.bestStart[k]!;
-    const b = gated ? ctx.bestEnd[k]! : s.bestEnd[k]!;
+    const second = gated ? ctx : null;
+    const a = second ? second.bestStart[k]! : s.bestStart[k]!;
+    const b = second ? second.bestEnd[k]! : s.bestEnd[k]!;
     const norm1 = 1 / Math.sqrt(Math.max(fx.featPre[b]! - fx.featPre[a]!, MIN_NORM_FEATURES));
-    const normW = gated ? norm1 : s.bestNormW[k]!;
-    const normC = gated ? norm1 : s.bestNormC[k]!;
-    const norm2 = gated ? ctx.bestScale[k]! : 0;
+    const normW = second ? norm1 : s.bestNormW[k]!;
+    const normC = second ? norm1 : s.bestNormC[k]!;
+    const norm2 = second ? second.bestScale[k]! : 0;
     const best = this.tokScore;
     const bestIdx = this.tokIdx;
     best.fill(0);
@@ -788,7 +787,7 @@ export class LocalTextModel implements TextModel {
     for (let t = a; t < b; t++) {
       if (ctx !== null && inSet(ctx.stopwords, tok.tH[t]!)) continue;
       let u = s.contribW[t * 8 + k]! * normW + s.contribC[t * 8 + k]! * normC;
-      if (gated) u += ctx.contrib[t * 8 + k]! * norm2;
+      if (second) u += second.contrib[t * 8 + k]! * norm2;
       const f = fx.tokFlags[t]!;
       if (f !== 0) u += this.flagContribution(f, k);
       if (u <= best[MAX_HIGHLIGHTS - 1]!) continue;

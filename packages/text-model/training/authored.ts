@@ -118,28 +118,31 @@ function readTemplates(path: string, lang: SupportedLanguage): AuthoredItem[] {
   return out;
 }
 
-/** Every authored training item (hand-written and template expansions), in a fixed order. */
-export function loadAuthoredTraining(dir = AUTHORED_DIR): AuthoredItem[] {
+/** The files of `dir` named after a supported language (`<lang>.…`), sorted: [language, path, file name]. */
+function languageFiles(dir: string): [SupportedLanguage, string, string][] {
   if (!existsSync(dir)) return [];
-  const out: AuthoredItem[] = [];
+  const out: [SupportedLanguage, string, string][] = [];
   for (const f of readdirSync(dir).sort()) {
     const lang = languageOf(f);
-    if (lang === null) continue;
-    if (f.endsWith('.jsonl')) out.push(...readJsonl(join(dir, f), lang));
-    else if (f.endsWith('.templates.json')) out.push(...readTemplates(join(dir, f), lang));
+    if (lang !== null) out.push([lang, join(dir, f), f]);
   }
   return out;
 }
 
+/** Every authored training item (hand-written and template expansions), in a fixed order. */
+export function loadAuthoredTraining(dir = AUTHORED_DIR): AuthoredItem[] {
+  return languageFiles(dir).flatMap(([lang, path, f]) =>
+    f.endsWith('.jsonl')
+      ? readJsonl(path, lang)
+      : f.endsWith('.templates.json')
+        ? readTemplates(path, lang)
+        : [],
+  );
+}
+
 /** The functional test suite (evaluation only). */
 export function loadSuite(dir = SUITE_DIR): AuthoredItem[] {
-  if (!existsSync(dir)) return [];
-  const out: AuthoredItem[] = [];
-  for (const f of readdirSync(dir).sort()) {
-    const lang = languageOf(f);
-    if (lang !== null && f.endsWith('.jsonl')) out.push(...readJsonl(join(dir, f), lang));
-  }
-  return out;
+  return languageFiles(dir).flatMap(([lang, path, f]) => (f.endsWith('.jsonl') ? readJsonl(path, lang) : []));
 }
 
 /** Normalised form used to keep suite texts out of training (case, punctuation and spacing ignored). */

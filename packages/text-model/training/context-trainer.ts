@@ -154,7 +154,7 @@ export function gated(
 }
 
 /** First-window logits of the first stage for the text just scored. */
-function firstWindow(scorer: Scorer, n: number): Float64Array {
+export function firstWindow(scorer: Scorer, n: number): Float64Array {
   if (n <= scorer.window) return scorer.z;
   scorer.windowLogits(0, scorer.window);
   return scorer.acc;

@@ -15,7 +15,7 @@ import { Lexicon } from '../src/lexicon.ts';
 import { Scorer } from '../src/model.ts';
 import { decodeWeights, encodeWeights, type Rule, type Weights, type WeightsHeader } from '../src/weights.ts';
 import { CalibrationSet } from './calibration.ts';
-import { type ContextConfig, trainContext } from './context-trainer.ts';
+import { type ContextConfig, firstWindow, trainContext } from './context-trainer.ts';
 import { datasetsDir, type Example, loadExamples } from './data.ts';
 import { buildLexicon } from './lexicon-build.ts';
 import { type SpamModelConfig, spamAnnotatedSource, trainSpamModel } from './spam-trainer.ts';
@@ -188,9 +188,7 @@ function main(): void {
     window: CONFIG.window,
     stride: CONFIG.window / 2,
     bias: [...params.bias],
-    dense: Array.from({ length: N_DENSE }, (_, d) =>
-      Array.from({ length: N_HEADS }, (_, k) => params.dense[d * N_HEADS + k]!),
-    ),
+    dense: denseRows(params.dense),
     platt: TEXT_CATEGORIES.map(() => [1, 0] as [number, number]),
     spamCues: [...params.cues].map(round),
     spamModel: {
@@ -262,7 +260,7 @@ function main(): void {
 
   const oof = outOfFold(stage1Set, lex, header, log);
   const ctx = trainContext(
-    new Scorer(decodeWeights(bytes)),
+    scorer, // the shipped first stage: the final file differs from `provisional` only in calibration
     Float64Array.from(header.platt.flat()),
     trainSet,
     calibSet,
@@ -307,23 +305,24 @@ function outOfFold(
     const foldHeader: WeightsHeader = {
       ...header,
       bias: [...params.bias],
-      dense: Array.from({ length: N_DENSE }, (_, d) =>
-        Array.from({ length: N_HEADS }, (_, k) => params.dense[d * N_HEADS + k]!),
-      ),
+      dense: denseRows(params.dense),
       spamCues: undefined,
       spamModel: undefined,
       spamPlatt: undefined,
     };
     const scorer = new Scorer(decodeWeights(encodeWeights({ header: foldHeader, hashed: params.hashed })));
-    for (const e of set) {
-      if (!inFold(e)) continue;
-      const n = scorer.score(e.text, e.lang);
-      if (n > scorer.window) scorer.windowLogits(0, scorer.window);
-      out.set(e, Float64Array.from(n > scorer.window ? scorer.acc : scorer.z));
-    }
+    for (const e of set)
+      if (inFold(e)) out.set(e, Float64Array.from(firstWindow(scorer, scorer.score(e.text, e.lang))));
   }
   log(`out-of-fold first stages: ${OOF_FOLDS} folds, ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   return out;
+}
+
+/** The trainer's dense weights [d * N_HEADS + k] as the header's rows dense[d][k]. */
+function denseRows(dense: Float64Array): number[][] {
+  return Array.from({ length: N_DENSE }, (_, d) =>
+    Array.from({ length: N_HEADS }, (_, k) => dense[d * N_HEADS + k]!),
+  );
 }
 
 function count1(ys: number[]): number {
