@@ -16,6 +16,7 @@ import {
 import { mulberry32, shuffleInPlace } from '../src/hash.ts';
 import type { Scorer } from '../src/model.ts';
 import { fromHalf, toHalf } from '../src/weights.ts';
+import { labelVector } from './authored.ts';
 import { CalibrationSet } from './calibration.ts';
 import type { Example } from './data.ts';
 import { fitPlatt } from './trainer.ts';
@@ -62,7 +63,7 @@ function judged(e: Example): boolean {
 
 /** First-window token hashes and lexicon flags of a text, as the runtime sees them. */
 function tokensOf(scorer: Scorer, e: Example): { n: number; tH: Int32Array; flags: Int32Array } {
-  const n = scorer.score(e.text, e.lang as SupportedLanguage);
+  const n = scorer.score(e.text, e.lang);
   return { n, tH: scorer.fx.tok.tH, flags: scorer.fx.tokFlags };
 }
 
@@ -419,15 +420,10 @@ function benignWords(ctx: ContextModel, scorer: Scorer, train: Example[], perLan
       c.set(w, (c.get(w) ?? 0) + 1);
   }
   const out: Example[] = [];
-  const clean = () => {
-    const labels = new Int8Array(N_HEADS).fill(0);
-    labels[SPAM] = -1;
-    return labels;
-  };
   for (const [lang, c] of [...counts].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
     // emoji-only messages are common and harmless; the sexual templates' "😈" made a lone "😀" sexual 0.8
     for (const e of EVERYDAY_EMOJI)
-      out.push({ text: e, lang, source: 'generated_words', split: 'train', labels: clean() });
+      out.push({ text: e, lang, source: 'generated_words', split: 'train', labels: labelVector([]) });
     let kept = 0;
     for (const [w] of [...c].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))) {
       if (kept >= perLanguage) break;
@@ -439,9 +435,7 @@ function benignWords(ctx: ContextModel, scorer: Scorer, train: Example[], perLan
         ctx.hasTrigger(tok.tH, scorer.fx.tokFlags, 1)
       )
         continue;
-      const labels = new Int8Array(N_HEADS).fill(0);
-      labels[SPAM] = -1;
-      out.push({ text: w, lang, source: 'generated_words', split: 'train', labels });
+      out.push({ text: w, lang, source: 'generated_words', split: 'train', labels: labelVector([]) });
       kept++;
     }
   }
