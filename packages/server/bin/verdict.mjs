@@ -1,6 +1,3 @@
 #!/usr/bin/env node
-// Runs the TypeScript CLI through tsx, so the package needs no build step.
-import { register } from 'tsx/esm/api';
-
-register();
-await import('../src/bin/verdict.ts');
+// The CLI runs compiled JavaScript; `npm ci` builds it (the root `prepare` script: `tsc -b tsconfig.build.json`).
+await import('../dist/bin/verdict.js');

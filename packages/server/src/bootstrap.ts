@@ -14,7 +14,7 @@ export interface BootstrapResult {
  * leaves that to the first start of the service, so running `verdict accounts list` first does not swallow it.
  */
 export async function bootstrap(
-  ctx: AppContext,
+  ctx: Pick<AppContext, 'accounts' | 'keys' | 'secrets'>,
   options: { issueFirstKey?: boolean } = {},
 ): Promise<BootstrapResult> {
   let operator = await ctx.accounts.findOperator();

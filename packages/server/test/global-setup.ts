@@ -1,5 +1,20 @@
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+
+/**
+ * Tests that start the service or the CLI as a process run the compiled JavaScript that `npm start` runs; the
+ * incremental build (a fraction of a second when nothing changed) keeps it current with the sources under test.
+ */
+function buildWorkspace(): void {
+  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+  execFileSync(process.execPath, [tsc, '-b', path.join(repo, 'tsconfig.build.json')], { stdio: 'inherit' });
+}
 
 /**
  * PostgreSQL tests each get a fresh schema named with this run's prefix. They are dropped here, once every test file
@@ -7,6 +22,7 @@ import pg from 'pg';
  * introspection reads every schema, and fails on one dropped mid-query).
  */
 export function setup(): () => Promise<void> {
+  buildWorkspace();
   const prefix = `t_${randomBytes(4).toString('hex')}_`;
   process.env.VERDICT_TEST_SCHEMA_PREFIX = prefix;
   return async () => {

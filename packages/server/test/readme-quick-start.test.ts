@@ -25,7 +25,7 @@ describe("the README's quick start, as written", () => {
     // npm ci && npm start; what it prints; the check command; npm ci && npm test
     expect(blocks[0]).toBe('npm ci && npm start');
     const pkg = JSON.parse(fs.readFileSync(path.join(repo, 'package.json'), 'utf8'));
-    expect(pkg.scripts.start).toContain('packages/server/src/bin/verdict.ts serve');
+    expect(pkg.scripts.start).toContain('packages/server/dist/bin/verdict.js serve');
     expect(blocks[1]).toContain('export VERDICT_API_KEY=vk_…');
     const check = blocks[2]!;
     expect(check).toContain('$VERDICT_API_KEY');

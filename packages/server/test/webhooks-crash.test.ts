@@ -190,7 +190,7 @@ describe('kill -9 in the middle of deliveries and async batches', () => {
       VERDICT_CA_FILE: ca.caFile,
     };
     const spawnCli = (args: string[]) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
+      const child = spawn(process.execPath, [CLI, ...args], {
         env,
         stdio: ['ignore', 'pipe', 'pipe'],
       });

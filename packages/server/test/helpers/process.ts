@@ -5,7 +5,8 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-export const CLI = path.resolve(here, '../../src/bin/verdict.ts');
+/** The compiled CLI, as `npm start` and the `verdict` bin run it (the test set-up builds it). */
+export const CLI = path.resolve(here, '../../dist/bin/verdict.js');
 const run = promisify(execFile);
 
 export async function freePort(): Promise<number> {
@@ -27,7 +28,7 @@ function baseEnv(env: Record<string, string>): NodeJS.ProcessEnv {
 /** Runs a `verdict` CLI command to completion. */
 export async function verdict(args: string[], env: Record<string, string>) {
   try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', CLI, ...args], {
+    const { stdout, stderr } = await run(process.execPath, [CLI, ...args], {
       env: baseEnv(env),
       timeout: 60_000,
     });
@@ -48,7 +49,7 @@ export interface ServerProcess {
 /** Starts `verdict serve` as a child process and waits until it prints where it listens. */
 export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
   const port = env.PORT ?? String(await freePort());
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve'], {
+  const child = spawn(process.execPath, [CLI, 'serve'], {
     env: baseEnv({ ...env, PORT: port }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });

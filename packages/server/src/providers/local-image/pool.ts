@@ -46,8 +46,11 @@ interface Slot {
   inFlight: Map<number, Job>;
 }
 
-const BOOTSTRAP = new URL('./worker-bootstrap.mjs', import.meta.url);
-const ENTRY = new URL('./worker.ts', import.meta.url).href;
+// Compiled (dist/*.js), the worker is plain JavaScript and starts directly. Run from TypeScript sources (tests,
+// tsx), workers do not inherit the parent's loader, so a plain bootstrap module registers tsx first.
+const COMPILED = import.meta.url.endsWith('.js');
+const ENTRY = new URL(COMPILED ? './worker.js' : './worker.ts', import.meta.url);
+const BOOTSTRAP = COMPILED ? ENTRY : new URL('./worker-bootstrap.mjs', import.meta.url);
 /** A worker that crashes this many times in a row without finishing a job marks the pool failed. */
 const MAX_CONSECUTIVE_CRASHES = 5;
 
@@ -155,7 +158,7 @@ export class ImageModelPool {
 
   private spawn(onReady: () => void, onFatal: (error: Error) => void): void {
     const worker = new Worker(BOOTSTRAP, {
-      workerData: { entry: ENTRY, maxPixels: this.maxPixels, nice: this.nice },
+      workerData: { entry: ENTRY.href, maxPixels: this.maxPixels, nice: this.nice },
       // The bootstrap installs the TypeScript loader itself; the parent's flags (tsx, vitest) must not double it.
       execArgv: [],
     });
