@@ -1,53 +1,134 @@
-// Throughput of POST /v1/check (text, default policy, real model, SQLite) against a bare Fastify route with the same
-// body, measured in one run. Run by hand: node --import tsx bench/check.ts [seconds] [connections]
+// Throughput and p99 of POST /v1/check (≈200-character texts, each different, built-in `default` policy, real
+// model) against a bare Fastify route answering the same JSON body, in one run. The service runs as `npm start`
+// runs it: compiled JavaScript, request logging on (to a file), rate limits on with a high per-key limit.
+// Load from wrk (apt-get install wrk), 50 connections, 3 s warm-up then 10 s.
+//   node --import tsx bench/check.ts [seconds] [connections]
+// With BENCH_DATABASE_URL (a PostgreSQL server; a fresh database is created and dropped) and BENCH_REDIS_URL, a
+// third row runs the service on PostgreSQL + Redis.
+import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { fmt, load, startChild } from './lib/load.ts';
+import pg from 'pg';
+import { fmt } from './lib/load.ts';
+import { hasWrk, type WrkResult, wrk } from './lib/wrk.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
+const repo = path.resolve(here, '..');
 const seconds = Number(process.argv[2] ?? 10);
-const connections = Number(process.argv[3] ?? 32);
+const connections = Number(process.argv[3] ?? 50);
 const KEY = 'vk_bench_key_000000000000000000';
 const SAMPLE =
   'Honestly this thread is getting out of hand, people keep posting the same links over and over. ' +
-  'Can a moderator please lock it? Some of the replies are rude and a couple are outright insults to other users.';
-const body = (i: number) => JSON.stringify({ content: `${SAMPLE} #${i}`.slice(0, 280), policyId: 'default' });
+  'Can a moderator please lock it? Some replies are rude and a couple are outright insults to other users';
+const bodyPrefix = `{"content":"${SAMPLE} #`;
+const bodySuffix = '","policyId":"default"}';
 
-const results: Record<string, Awaited<ReturnType<typeof load>>> = {};
-for (const [name, script] of [
-  ['bare-fastify', 'servers/bare-fastify.ts'],
-  ['verdict', 'servers/verdict.ts'],
-] as const) {
-  // Limits on (the default), set high enough that the benchmark measures checks rather than 429s.
-  const { child, origin } = await startChild(path.join(here, script), {
-    VERDICT_BOOTSTRAP_KEY: KEY,
-    VERDICT_RATE_LIMIT_PER_MINUTE: '10000000',
-    VERDICT_RATE_LIMIT_BURST_PER_SECOND: '1000000',
-    VERDICT_IMAGE_PRELOAD: 'false',
-  });
-  await load({
-    origin,
-    path: '/v1/check',
-    body,
-    headers: { authorization: `Bearer ${KEY}` },
-    connections,
-    seconds: 2,
-  });
-  results[name] = await load({
-    origin,
-    path: '/v1/check',
-    body,
-    headers: { authorization: `Bearer ${KEY}` },
-    connections,
-    seconds,
-  });
-  child.kill('SIGTERM');
-  await new Promise((r) => child.once('exit', r));
+if (!hasWrk()) {
+  console.error('bench/check.ts needs wrk: apt-get install -y wrk');
+  process.exit(2);
 }
-console.log(`POST /v1/check, 280-char texts, ${connections} connections, ${seconds}s each, one run`);
-for (const [name, r] of Object.entries(results)) {
-  console.log(
-    `${name.padEnd(14)} ${fmt(r.rps).padStart(8)} req/s  p50 ${fmt(r.p50, 2)} ms  p99 ${fmt(r.p99, 2)} ms  errors ${r.errors}`,
-  );
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as net.AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
 }
-console.log(`ratio verdict / bare-fastify: ${fmt(results.verdict!.rps / results['bare-fastify']!.rps, 3)}`);
+
+async function waitReady(url: string, child: ChildProcess): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
+    const ok = await fetch(url).then(
+      (r) => r.status === 200,
+      () => false,
+    );
+    if (ok) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${url} never became ready`);
+}
+
+async function measure(name: string, args: string[], env: Record<string, string>, ready: string) {
+  const port = await freePort();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'verdict-bench-'));
+  const log = fs.openSync(path.join(dir, 'server.log'), 'w');
+  const child = spawn(process.execPath, args, {
+    cwd: repo,
+    env: { ...process.env, PORT: String(port), VERDICT_DATA_DIR: dir, ...env },
+    stdio: ['ignore', log, 'inherit'],
+  });
+  try {
+    const origin = `http://127.0.0.1:${port}`;
+    await waitReady(`${origin}${ready}`, child);
+    const opts = {
+      url: `${origin}/v1/check`,
+      bodyPrefix,
+      bodySuffix,
+      headers: { authorization: `Bearer ${KEY}` },
+      connections,
+    };
+    await wrk({ ...opts, seconds: 3 });
+    const r = await wrk({ ...opts, seconds });
+    const logBytes = fs.statSync(path.join(dir, 'server.log')).size;
+    console.log(
+      `${name.padEnd(24)} ${fmt(r.rps).padStart(8)} req/s  p50 ${fmt(r.p50, 2)} ms  p99 ${fmt(r.p99, 2)} ms  errors ${r.errors}  log ${fmt(logBytes / Math.max(1, r.requests), 0)} B/req`,
+    );
+    return r;
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((r) => child.once('exit', r));
+    fs.closeSync(log);
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const service = [path.join(repo, 'packages/server/dist/bin/verdict.js'), 'serve'];
+const common = {
+  VERDICT_BOOTSTRAP_KEY: KEY,
+  VERDICT_RATE_LIMIT_PER_MINUTE: '10000000',
+  VERDICT_RATE_LIMIT_BURST_PER_SECOND: '1000000',
+  VERDICT_IMAGE_PRELOAD: 'false',
+  DATABASE_URL: '',
+  REDIS_URL: '',
+};
+console.log(
+  `POST /v1/check, ~200-char texts (each different), ${connections} connections, 3 s warm-up + ${seconds} s, wrk, one run`,
+);
+const results: Record<string, WrkResult> = {};
+results.bare = await measure(
+  'bare Fastify route',
+  ['--import', 'tsx', path.join(here, 'servers/bare-fastify.ts')],
+  {},
+  '/',
+);
+results.sqlite = await measure('verdict (SQLite)', service, common, '/readyz');
+const pgUrl = process.env.BENCH_DATABASE_URL;
+const redisUrl = process.env.BENCH_REDIS_URL;
+if (pgUrl && redisUrl) {
+  const dbName = `verdict_bench_${process.pid}`;
+  const admin = new pg.Client({ connectionString: pgUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${dbName}`);
+  try {
+    const url = new URL(pgUrl);
+    url.pathname = `/${dbName}`;
+    results.pg = await measure(
+      'verdict (PostgreSQL+Redis)',
+      service,
+      { ...common, DATABASE_URL: url.href, REDIS_URL: redisUrl },
+      '/readyz',
+    );
+  } finally {
+    await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+    await admin.end();
+  }
+}
+const bare = results.bare.rps;
+console.log(`ratio verdict (SQLite) / bare: ${fmt(results.sqlite.rps / bare, 3)}  (target ≥ 0.5, p99 ≤ 5 ms)`);
+if (results.pg)
+  console.log(`ratio verdict (PostgreSQL+Redis) / bare: ${fmt(results.pg.rps / bare, 3)}  (target ≥ 0.25)`);

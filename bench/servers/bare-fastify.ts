@@ -6,5 +6,6 @@ app.post('/v1/check', async (request) => {
   const body = request.body as { content: string };
   return { ok: true, length: body.content.length };
 });
-const address = await app.listen({ port: 0, host: '127.0.0.1' });
+app.get('/', async () => ({ ok: true }));
+const address = await app.listen({ port: Number(process.env.PORT ?? 0), host: '127.0.0.1' });
 process.stdout.write(`READY ${new URL(address).port}\n`);

@@ -2,6 +2,7 @@ import { type Config, extraCa } from './config.ts';
 import { BatchService } from './domain/batches.ts';
 import type { CheckService } from './domain/checks.ts';
 import type { DecisionStore } from './domain/decisions.ts';
+import { EventSubscriptions } from './domain/event-subscriptions.ts';
 import { EventOutbox } from './domain/events.ts';
 import type { PolicyService } from './domain/policies/service.ts';
 import type { UsageService } from './domain/usage.ts';
@@ -49,7 +50,8 @@ export function createEventsContext(
   const queue = deps.queue ?? createQueue(config, database);
   const eventRepository = new EventRepository(db);
   const webhookRepository = new WebhookRepository(db);
-  const events = new EventOutbox(eventRepository);
+  const subscriptions = new EventSubscriptions(webhookRepository, config.cacheMs ?? 500);
+  const events = new EventOutbox(eventRepository, subscriptions);
   const ca = extraCa(config);
   const webhookDeliverer = new WebhookDeliverer(webhookRepository, eventRepository, deps.accounts, {
     allowPrivate: config.allowPrivateUrls,
@@ -73,7 +75,7 @@ export function createEventsContext(
   return {
     queue,
     events,
-    webhooks: new WebhookService(webhookRepository, webhookDeliverer),
+    webhooks: new WebhookService(webhookRepository, webhookDeliverer, subscriptions),
     webhookDeliverer,
     batches,
     outboxRelay: new OutboxRelay(

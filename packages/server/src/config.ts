@@ -42,6 +42,17 @@ export interface Config {
   maxPendingVideos?: number;
   /** VERDICT_MIN_FREE_DISK_MB (default 1024): below this much free space in the data directory, videos are refused. */
   minFreeDiskMb?: number;
+  /**
+   * VERDICT_CACHE_MS (default 500, 0 = off): how long an instance trusts what it read of API keys (with their
+   * account's limits) and of webhook subscriptions without reading the database again. A change made through this
+   * instance applies at once; one made through another instance (scaled out) applies here within this time.
+   */
+  cacheMs?: number;
+  /**
+   * VERDICT_REQUEST_LOG_SAMPLE (default 1): the share of successful requests that get a log line (one line per
+   * request, when it completes); failed requests (4xx, 5xx) are always logged.
+   */
+  requestLogSample?: number;
 }
 
 export interface Secrets {
@@ -168,6 +179,16 @@ function parseCaFile(env: Env): string | null {
   return file;
 }
 
+function parseFraction(env: Env, name: string, fallback: number): number {
+  const raw = str(env, name);
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (raw.trim() === '' || !Number.isFinite(value) || value < 0 || value > 1) {
+    throw new ConfigError(name, `expected a number from 0 to 1, got "${raw}"`);
+  }
+  return value;
+}
+
 /** Extra CAs trusted for outbound HTTPS (VERDICT_CA_FILE), for every fetcher. */
 export function extraCa(config: Pick<Config, 'caFile'>): string | undefined {
   return config.caFile ? readCaFile(config.caFile) : undefined;
@@ -231,6 +252,8 @@ export function loadConfig(env: Env = process.env): { config: Config; secrets: S
     evidenceTtlMs: parseEvidenceTtl(env),
     maxPendingVideos: parseInteger(env, 'VERDICT_MAX_PENDING_VIDEOS', 20, 1, 1_000_000),
     minFreeDiskMb: parseInteger(env, 'VERDICT_MIN_FREE_DISK_MB', 1024, 0, 1_000_000_000),
+    cacheMs: parseInteger(env, 'VERDICT_CACHE_MS', 500, 0, 60_000),
+    requestLogSample: parseFraction(env, 'VERDICT_REQUEST_LOG_SAMPLE', 1),
   };
   return { config, secrets: { bootstrapKey } };
 }

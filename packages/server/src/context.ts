@@ -7,6 +7,7 @@ import { CheckService } from './domain/checks.ts';
 import { DecisionService, DecisionStore } from './domain/decisions.ts';
 import { EvaluatorRegistry, TextEvaluator } from './domain/evaluators.ts';
 import { ImageEvaluator } from './domain/image-evaluator.ts';
+import { KeyCache } from './domain/key-cache.ts';
 import { KeyService } from './domain/keys.ts';
 import { MultimodalService } from './domain/multimodal.ts';
 import { PolicyService } from './domain/policies/service.ts';
@@ -134,6 +135,7 @@ export async function createContext(
     imageProvider,
     ...(overrides.imageFetch && { fetch: overrides.imageFetch }),
   });
+  const keyCache = new KeyCache(config.cacheMs ?? 500);
   let closed = false;
   return {
     config,
@@ -141,8 +143,8 @@ export async function createContext(
     database,
     providers,
     evaluators,
-    accounts: new AccountService(accountRepo),
-    keys: new KeyService(new ApiKeyRepository(db), accountRepo),
+    accounts: new AccountService(accountRepo, keyCache),
+    keys: new KeyService(new ApiKeyRepository(db), accountRepo, keyCache),
     policies,
     decisions,
     decisionStore,

@@ -4,6 +4,7 @@ import { bootstrap } from './bootstrap.ts';
 import type { Config, Secrets } from './config.ts';
 import { type AppContext, type ContextOverrides, createContext } from './context.ts';
 import { type RunningWorker, startWorker } from './jobs/worker.ts';
+import { BufferedStdout } from './logging/buffered-stdout.ts';
 
 export interface RunningServer {
   app: FastifyInstance & { state: AppState };
@@ -29,8 +30,9 @@ export async function startServer(
       level: config.logLevel,
       redact: { paths: ['req.headers.authorization', 'req.headers["idempotency-key"]'], remove: true },
       serializers: { req: requestForLog },
+      stream: new BufferedStdout(),
     } as object);
-  const app = await buildApp(ctx, { logger });
+  const app = await buildApp(ctx, { logger, requestLogSample: config.requestLogSample ?? 1 });
   const address = await app.listen({ port: config.port, host: config.host });
   const worker = options.worker === false ? null : startWorker(ctx, { log: app.log });
   let stopping: Promise<void> | null = null;

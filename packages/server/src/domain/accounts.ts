@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Account, AccountRepository } from '../storage/repositories/accounts.ts';
 import { AppError } from './errors.ts';
 import { newId } from './ids.ts';
+import type { KeyCache } from './key-cache.ts';
 import { type Principal, requireOperatorAdmin } from './principal.ts';
 
 export interface AccountInput {
@@ -59,7 +60,11 @@ const iso = (value: string | null | undefined) =>
   value === undefined || value === null ? value : new Date(value).toISOString();
 
 export class AccountService {
-  constructor(private readonly accounts: AccountRepository) {}
+  constructor(
+    private readonly accounts: AccountRepository,
+    /** Verified keys carry their account's quota and trial: a change here must not wait for the cache to lapse. */
+    private readonly keyCache?: KeyCache,
+  ) {}
 
   async create(input: AccountInput, options: { isOperator?: boolean } = {}): Promise<Account> {
     validate(input, true);
@@ -109,6 +114,7 @@ export class AccountService {
       trialEndsAt: iso(input.trialEndsAt),
       updatedAt: new Date().toISOString(),
     });
+    this.keyCache?.clear();
     return updated!;
   }
 }

@@ -2,6 +2,7 @@ import type { Db } from '../storage/database.ts';
 import type { DecisionRecord } from '../storage/repositories/decisions.ts';
 import type { EventRepository, StoredEvent } from '../storage/repositories/events.ts';
 import { type DecisionSideWrite, decisionView } from './decisions.ts';
+import type { EventSubscriptions } from './event-subscriptions.ts';
 import { newId } from './ids.ts';
 
 /** Every event type of decisions §6.1. */
@@ -41,12 +42,17 @@ export function decisionEventData(d: DecisionRecord): Record<string, unknown> {
   return { id: d.decisionId, ...decisionView(d) };
 }
 
-/** The events one stored decision emits: always `decision.created`, plus `flagged` / `blocked` when they apply. */
-export function decisionEvents(d: DecisionRecord): StoredEvent[] {
-  const data = decisionEventData(d);
-  const types: EventType[] = ['decision.created'];
+/**
+ * The events one stored decision emits: always `decision.created`, plus `flagged` / `blocked` when they apply; with
+ * `wanted`, only those of these types.
+ */
+export function decisionEvents(d: DecisionRecord, wanted: ReadonlySet<string> | null = null): StoredEvent[] {
+  let types: EventType[] = ['decision.created'];
   if (d.flagged) types.push('decision.flagged');
   if (d.action === 'block') types.push('decision.blocked');
+  if (wanted) types = types.filter((t) => wanted.has(t));
+  if (types.length === 0) return [];
+  const data = decisionEventData(d);
   return types.map((type) => buildEvent(d.accountId, type, data, { createdAt: d.timestamp }));
 }
 
@@ -57,11 +63,21 @@ export function decisionEvents(d: DecisionRecord): StoredEvent[] {
 export class EventOutbox {
   private listeners: Array<() => void> = [];
 
-  constructor(readonly repository: EventRepository) {}
+  constructor(
+    readonly repository: EventRepository,
+    /** Without it, every decision event is recorded whether or not a webhook subscribes to it. */
+    private readonly subscriptions?: EventSubscriptions,
+  ) {}
 
-  /** The side write registered with `DecisionStore.addSideWrite`. */
+  /** The side write registered with `DecisionStore.addSideWrite`: only events some enabled webhook subscribes to. */
   readonly decisionSideWrite: DecisionSideWrite = async (trx, decisions) => {
-    await this.record(trx, decisions.flatMap(decisionEvents));
+    const events: StoredEvent[] = [];
+    for (const d of decisions) {
+      const wanted = this.subscriptions ? await this.subscriptions.typesFor(trx, d.accountId) : null;
+      if (wanted?.size === 0) continue;
+      for (const event of decisionEvents(d, wanted)) events.push(event);
+    }
+    await this.record(trx, events);
   };
 
   async record(trx: Db, events: StoredEvent[]): Promise<void> {

@@ -3,6 +3,7 @@ import type { AccountRepository } from '../storage/repositories/accounts.ts';
 import type { ApiKeyRecord, ApiKeyRepository, KeyRateLimit } from '../storage/repositories/api-keys.ts';
 import { AppError } from './errors.ts';
 import { newId } from './ids.ts';
+import { KeyCache } from './key-cache.ts';
 import { type Principal, requireScope, SCOPES, type Scope } from './principal.ts';
 
 const ISO_8601 = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2}))?$/;
@@ -78,16 +79,24 @@ export class KeyService {
   constructor(
     private readonly keys: ApiKeyRepository,
     private readonly accounts: AccountRepository,
+    /** Shared with AccountService, which clears it when an account changes. Off (0 ms) unless given. */
+    readonly cache: KeyCache = new KeyCache(0),
   ) {}
 
   /** Verifies a presented key. Expected failures are values, not exceptions. */
   async verify(presented: string | undefined, now = new Date()): Promise<KeyVerification> {
     if (!presented) return { ok: false, code: 'MISSING_API_KEY' };
     if (presented.length > 200) return { ok: false, code: 'INVALID_API_KEY' };
-    const record = await this.keys.findByHashWithAccount(hashKey(presented));
-    if (!record) return { ok: false, code: 'INVALID_API_KEY' };
+    const hash = hashKey(presented);
+    const at = now.getTime();
+    let record = this.cache.get(hash, at) ?? null;
+    if (!record) {
+      record = await this.keys.findByHashWithAccount(hash);
+      if (!record) return { ok: false, code: 'INVALID_API_KEY' };
+      this.cache.set(hash, record, at);
+    }
     if (record.revokedAt !== null) return { ok: false, code: 'REVOKED_API_KEY' };
-    if (record.expiresAt !== null && Date.parse(record.expiresAt) <= now.getTime()) {
+    if (record.expiresAt !== null && Date.parse(record.expiresAt) <= at) {
       return { ok: false, code: 'EXPIRED_API_KEY' };
     }
     return {
@@ -191,6 +200,7 @@ export class KeyService {
   async revoke(principal: Principal | null, id: string): Promise<ApiKeyRecord> {
     await this.get(principal, id);
     await this.keys.revoke(id, new Date().toISOString());
+    this.cache.clear();
     return (await this.keys.get(id))!;
   }
 
@@ -223,6 +233,7 @@ export class KeyService {
       ...(input.name !== undefined && { name: (input.name as string).trim().slice(0, 200) }),
       ...(input.rateLimit !== undefined && { rateLimit: validateRateLimit(input.rateLimit) }),
     });
+    this.cache.clear();
     return (await this.keys.get(id))!;
   }
 

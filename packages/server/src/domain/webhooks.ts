@@ -3,6 +3,7 @@ import type { DeliveryRecord, WebhookRecord, WebhookRepository } from '../storag
 import { newSigningSecret } from './accounts.ts';
 import { requireField } from './content.ts';
 import { AppError } from './errors.ts';
+import type { EventSubscriptions } from './event-subscriptions.ts';
 import { buildEvent, type EventType, isEventType } from './events.ts';
 import { newId } from './ids.ts';
 import { type Principal, requireScope } from './principal.ts';
@@ -136,6 +137,8 @@ export class WebhookService {
   constructor(
     private readonly repository: WebhookRepository,
     private readonly deliverer: WebhookDeliverer,
+    /** Cleared on every change, so that this instance records the events a new or changed webhook wants at once. */
+    private readonly subscriptions?: EventSubscriptions,
   ) {}
 
   private async find(principal: Principal, id: string): Promise<WebhookRecord> {
@@ -187,6 +190,7 @@ export class WebhookService {
       updatedAt: now,
     };
     await this.repository.insert(webhook);
+    this.subscriptions?.clear();
     return webhook;
   }
 
@@ -224,6 +228,7 @@ export class WebhookService {
       ...(enabled === false && { disabledReason: 'Disabled by the API' }),
       updatedAt: new Date().toISOString(),
     });
+    this.subscriptions?.clear();
     return this.find(principal, id);
   }
 
@@ -231,6 +236,7 @@ export class WebhookService {
     requireScope(principal, 'webhooks:write');
     await this.find(principal, id);
     await this.repository.delete(id, principal.accountId);
+    this.subscriptions?.clear();
     await this.repository.deleteDeliveries(id);
   }
 
