@@ -129,6 +129,8 @@ if (pgUrl && redisUrl) {
   }
 }
 const bare = results.bare.rps;
-console.log(`ratio verdict (SQLite) / bare: ${fmt(results.sqlite.rps / bare, 3)}  (target ≥ 0.5, p99 ≤ 5 ms)`);
+console.log(
+  `ratio verdict (SQLite) / bare: ${fmt(results.sqlite.rps / bare, 3)}  (target ≥ 0.5, p99 ≤ 5 ms)`,
+);
 if (results.pg)
   console.log(`ratio verdict (PostgreSQL+Redis) / bare: ${fmt(results.pg.rps / bare, 3)}  (target ≥ 0.25)`);

@@ -69,7 +69,13 @@ export async function wrk(options: {
     );
     const m = /VERDICT-WRK (\d+) (\d+) (\d+) ([\d.]+) ([\d.]+)/.exec(stdout);
     if (!m) throw new Error(`unexpected wrk output:\n${stdout}`);
-    const [requests, errors, micros, p50, p99] = m.slice(1).map(Number) as [number, number, number, number, number];
+    const [requests, errors, micros, p50, p99] = m.slice(1).map(Number) as [
+      number,
+      number,
+      number,
+      number,
+      number,
+    ];
     return { requests, errors, rps: requests / (micros / 1e6), p50: p50 / 1000, p99: p99 / 1000 };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
