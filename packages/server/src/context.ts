@@ -135,7 +135,7 @@ export async function createContext(
     imageProvider,
     ...(overrides.imageFetch && { fetch: overrides.imageFetch }),
   });
-  const keyCache = new KeyCache(config.cacheMs ?? 500);
+  const keyCache = new KeyCache(config.cacheMs ?? 500, database.externalVersion ?? null);
   let closed = false;
   return {
     config,

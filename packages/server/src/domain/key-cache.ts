@@ -9,13 +9,26 @@ import type { KeyWithAccount } from '../storage/repositories/api-keys.ts';
  */
 export class KeyCache {
   private readonly entries = new Map<string, { record: KeyWithAccount; until: number }>();
+  private seenVersion = -1;
 
   constructor(
     readonly ttlMs: number,
+    /**
+     * A number that changes when another process has written to the database (SQLite's data_version): the CLI's
+     * `keys revoke` then applies at once, not after `ttlMs`. Null where the database cannot tell (PostgreSQL).
+     */
+    private readonly externalVersion: (() => number) | null = null,
     private readonly maxEntries = 10_000,
   ) {}
 
   get(hash: string, now: number): KeyWithAccount | undefined {
+    if (this.externalVersion !== null) {
+      const version = this.externalVersion();
+      if (version !== this.seenVersion) {
+        this.entries.clear();
+        this.seenVersion = version;
+      }
+    }
     const entry = this.entries.get(hash);
     if (!entry) return undefined;
     if (entry.until <= now) {

@@ -6,12 +6,18 @@ import pg from 'pg';
 import type { Config } from '../config.ts';
 import { migrations } from './migrations/index.ts';
 import type { Database } from './schema.ts';
+import { WalCheckpointer } from './wal-checkpointer.ts';
 
 export type Db = Kysely<Database>;
 
 export interface DatabaseHandle {
   db: Db;
   engine: 'sqlite' | 'postgres';
+  /**
+   * SQLite only: a number that changes whenever another connection (another process: the CLI, a second instance)
+   * commits to the database; this connection's own writes leave it unchanged. Cheap enough to read per request.
+   */
+  externalVersion?: () => number;
   close(): Promise<void>;
 }
 
@@ -34,8 +40,21 @@ export function openDatabase(database: Config['database']): DatabaseHandle {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
+  // a log that the checkpoints have caught up with is cut back to this size when it restarts
+  sqlite.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);
+  const checkpointer = new WalCheckpointer(sqlite, database.file);
+  checkpointer.start();
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
-  return { db, engine: 'sqlite', close: () => db.destroy() };
+  const dataVersion = sqlite.prepare('PRAGMA data_version').pluck();
+  return {
+    db,
+    engine: 'sqlite',
+    externalVersion: () => dataVersion.get() as number,
+    close: async () => {
+      await checkpointer.stop();
+      await db.destroy(); // the last connection to close checkpoints what is left
+    },
+  };
 }
 
 /**
