@@ -102,7 +102,7 @@ export async function createContext(
   );
   // Video URLs go through the same fetcher settings (and test seams) as image URLs.
   evaluators.register(createVideoEvaluator(config, imageProvider, overrides.imageFetch));
-  const decisionStore = new DecisionStore(db);
+  const decisionStore = new DecisionStore(db, database.engine);
   const policies = new PolicyService(new PolicyRepository(db, database.engine));
   const decisions = new DecisionService(decisionStore, config.publicUrl);
   const usage = new UsageService(new UsageRepository(db));

@@ -1,7 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { precompile } from '../storage/compiled.ts';
 import type { Db } from '../storage/database.ts';
-import { type DecisionRecord, DecisionRepository, decisionRow } from '../storage/repositories/decisions.ts';
+import {
+  type DecisionRecord,
+  DecisionRepository,
+  decisionInserts,
+} from '../storage/repositories/decisions.ts';
 import { AppError } from './errors.ts';
 import { type Principal, requireScope } from './principal.ts';
 
@@ -23,17 +26,17 @@ interface PendingSave {
  */
 export class DecisionStore {
   private readonly sideWrites: DecisionSideWrite[] = [];
-  private readonly insertQuery;
+  private readonly inserts;
   private pending: PendingSave[] = [];
   private writing = false;
   readonly repository: DecisionRepository;
 
-  constructor(private readonly db: Db) {
+  constructor(
+    private readonly db: Db,
+    engine: 'sqlite' | 'postgres' = 'sqlite',
+  ) {
     this.repository = new DecisionRepository(db);
-    const template = decisionRow(TEMPLATE);
-    this.insertQuery = precompile(db.insertInto('decisions').values(template), (d: DecisionRecord) =>
-      Object.values(decisionRow(d)).map((v) => v ?? null),
-    );
+    this.inserts = decisionInserts(db, engine, TEMPLATE);
   }
 
   addSideWrite(write: DecisionSideWrite): void {
@@ -73,7 +76,7 @@ export class DecisionStore {
 
   private async write(decisions: DecisionRecord[]): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
-      for (const decision of decisions) await trx.executeQuery(this.insertQuery(decision));
+      for (const query of this.inserts(decisions)) await trx.executeQuery(query);
       for (const write of this.sideWrites) await write(trx, decisions);
     });
   }

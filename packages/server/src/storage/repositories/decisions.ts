@@ -1,6 +1,8 @@
+import { CompiledQuery } from 'kysely';
 import type { CategoryResult, Highlight } from '../../domain/engine.ts';
 import type { MediaRef } from '../../domain/media.ts';
 import type { Action, CategoryName, ContentType } from '../../domain/taxonomy.ts';
+import { precompile } from '../compiled.ts';
 import type { Db } from '../database.ts';
 import { fromJson, toJson } from '../json.ts';
 import type { DecisionsTable } from '../schema.ts';
@@ -140,6 +142,47 @@ export function decisionRow(d: DecisionRecord): DecisionsTable {
     created_at: d.timestamp,
     media: d.media ? toJson(d.media) : null,
     replay_data: d.replayData ? toJson(d.replayData) : null,
+  };
+}
+
+const PG_ROWS_PER_INSERT = 500; // 27 parameters a row, well under PostgreSQL's 65,535
+
+/**
+ * The statements that insert `decisions`: on SQLite one prepared statement per row (in-process and cached, so
+ * cheap); on PostgreSQL one multi-row statement per 500 rows, since every statement there is a round trip.
+ */
+export function decisionInserts(
+  db: Db,
+  engine: 'sqlite' | 'postgres',
+  template: DecisionRecord,
+): (decisions: DecisionRecord[]) => CompiledQuery[] {
+  const params = (d: DecisionRecord) => Object.values(decisionRow(d)).map((v) => v ?? null);
+  if (engine === 'sqlite') {
+    const one = precompile(db.insertInto('decisions').values(decisionRow(template)), params);
+    return (decisions) => decisions.map((d) => one(d));
+  }
+  const columns = Object.keys(decisionRow(template));
+  const head = `insert into "decisions" (${columns.map((c) => `"${c}"`).join(', ')}) values `;
+  const sqlFor = new Map<number, string>();
+  const sqlOf = (rows: number) => {
+    let text = sqlFor.get(rows);
+    if (!text) {
+      const tuples: string[] = [];
+      for (let r = 0; r < rows; r++) {
+        tuples.push(`(${columns.map((_, c) => `$${r * columns.length + c + 1}`).join(', ')})`);
+      }
+      text = head + tuples.join(', ');
+      if (sqlFor.size < 64) sqlFor.set(rows, text);
+    }
+    return text;
+  };
+  return (decisions) => {
+    const queries: CompiledQuery[] = [];
+    for (let i = 0; i < decisions.length; i += PG_ROWS_PER_INSERT) {
+      const chunk = decisions.slice(i, i + PG_ROWS_PER_INSERT);
+      queries.push(CompiledQuery.raw(sqlOf(chunk.length), chunk.flatMap(params)));
+    }
+    return queries;
   };
 }
 
