@@ -3,8 +3,8 @@ import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { ADMIN_KEY, createTestApp, type TestApp } from './helpers/app.ts';
 import { tempDir } from './helpers/databases.ts';
 import { codeBlocks, REPO, readDoc } from './helpers/docs.ts';
@@ -43,7 +43,9 @@ describe('docs/policies.md', () => {
 
   it('every example policy is accepted by POST /v1/policies as written', async () => {
     for (const { id, yaml } of policies) {
-      const res = await t.request('POST', '/v1/policies', { body: { policyId: `doc-${id}`, yamlContent: yaml } });
+      const res = await t.request('POST', '/v1/policies', {
+        body: { policyId: `doc-${id}`, yamlContent: yaml },
+      });
       expect(res.status, `${id}: ${JSON.stringify(res.body)}`).toBe(201);
       expect(res.body.categories).toEqual((parse(yaml) as { categories: unknown }).categories);
     }
@@ -53,10 +55,14 @@ describe('docs/policies.md', () => {
     const table = page.split('<!-- model-card: thresholds -->')[1]!.trim().split('\n\n')[0]!.split('\n');
     expect(table.length).toBe(9);
     for (const row of table) expect(modelCard, row).toContain(row);
-    expect(modelCard).toContain('| SMS Spam Collection (held-out 15 %) | spam | F1 (P / R) | 0.951 (0.964 / 0.938)');
+    expect(modelCard).toContain(
+      '| SMS Spam Collection (held-out 15 %) | spam | F1 (P / R) | 0.951 (0.964 / 0.938)',
+    );
     const version = /text\s+model `(verdict-text-[^`]+)`/.exec(page)?.[1];
     expect(modelCard).toContain(`currently\n\`${version}\``);
-    const check = await t.request('POST', '/v1/check', { body: { content: 'hello there', policyId: 'default' } });
+    const check = await t.request('POST', '/v1/check', {
+      body: { content: 'hello there', policyId: 'default' },
+    });
     expect(check.body.modelVersion).toBe(version);
   });
 

@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type { DecisionRecord, ReplayData } from '../storage/repositories/decisions.ts';
 import { requireField, validateContentType, validateLanguage, validateMetadata } from './content.ts';
+import { type ContentWarning, textWarnings } from './content-warnings.ts';
 import type { DecisionService, DecisionStore } from './decisions.ts';
 import { applyPolicy, type CategoryResult, type Highlight, type PolicyOutcome } from './engine.ts';
 import { AppError } from './errors.ts';
@@ -21,6 +22,8 @@ export interface PreparedCheck {
   metadata: Record<string, unknown> | null;
   policy: Policy;
   explicitLanguage: boolean;
+  /** Content that is plainly not what its type says (a base64 image scored as text); reported, not refused. */
+  warnings: ContentWarning[];
 }
 
 export interface CheckRequest {
@@ -106,6 +109,7 @@ export class CheckService {
       metadata,
       policy,
       explicitLanguage: body.language !== undefined,
+      warnings: contentType === 'text' ? textWarnings(content.stored, f('content')) : [],
     };
   }
 
@@ -148,12 +152,12 @@ export class CheckService {
     });
   }
 
-  /** A single check: prepare → evaluate → store (interface §4.1). */
+  /** A single check: prepare → evaluate → store (interface §4.1); with the content's warnings, if any. */
   async check(
     principal: Principal,
     body: CheckRequest,
     options: { requestId: string | null; path?: string },
-  ): Promise<DecisionRecord> {
+  ): Promise<{ record: DecisionRecord; warnings: ContentWarning[] }> {
     const started = performance.now();
     const prepared = await this.prepare(principal, body);
     // A video is judged on a fixed frame budget; each frame counts one unit (decisions §9).
@@ -166,7 +170,7 @@ export class CheckService {
         const record = await this.evaluate(principal, prepared, { ...options, started });
         reservation.cover([record]);
         await this.store.save([record]);
-        return record;
+        return { record, warnings: prepared.warnings };
       },
     );
   }

@@ -34,6 +34,23 @@ export const CheckResult = Type.Object(
     replayOf: Type.Optional(Type.String()),
     results: Type.Optional(Type.Array(Type.Unknown())),
     media: Type.Optional(MediaList),
+    warnings: Type.Optional(
+      Type.Array(
+        Type.Object({
+          code: Type.Union([
+            Type.Literal('CONTENT_LOOKS_LIKE_DATA_URI'),
+            Type.Literal('CONTENT_LOOKS_LIKE_BASE64_MEDIA'),
+          ]),
+          message: Type.String(),
+          field: Type.String(),
+        }),
+        {
+          description:
+            'Present when the content is plainly not what contentType says (a data URI or a base64 image scored as ' +
+            'text): the result stands, but it judged the characters, not the media',
+        },
+      ),
+    ),
   },
   { $id: 'CheckResult' },
 );

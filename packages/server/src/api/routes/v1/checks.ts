@@ -30,10 +30,10 @@ export const checkRoutes =
       },
       async (request) => {
         const body = (request.body ?? {}) as Record<string, unknown>;
-        const record = await ctx.checks.check(principalOf(request), body, {
+        const { record, warnings } = await ctx.checks.check(principalOf(request), body, {
           requestId: request.idempotencyKey,
         });
-        return checkResultView(record);
+        return { ...checkResultView(record), ...(warnings.length > 0 && { warnings }) };
       },
     );
 
