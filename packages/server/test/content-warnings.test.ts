@@ -71,6 +71,25 @@ describe('helpful misuse warnings: media sent as text', () => {
     }
   });
 
+  it('a synchronous batch reports the warnings of each item that has any', async () => {
+    const res = await t.request('POST', '/v1/batch/check', {
+      body: {
+        policyId: 'default',
+        items: [
+          { id: 'plain', content: 'hello there' },
+          { id: 'picture', content: dataUri(png, 'image/png') },
+        ],
+      },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.items[0].warnings).toBeUndefined();
+    expect(res.body.items[1]).toMatchObject({
+      id: 'picture',
+      decisionId: expect.stringMatching(/^dec_/),
+      warnings: [{ code: 'CONTENT_LOOKS_LIKE_DATA_URI', field: 'items[1].content' }],
+    });
+  });
+
   it('an idempotent repeat answers the stored response, warnings included', async () => {
     const body = { content: png.toString('base64'), requestId: 'warn-1' };
     const first = await check(body);

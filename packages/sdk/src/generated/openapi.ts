@@ -1999,6 +1999,12 @@ export interface paths {
                 flagged: boolean;
                 action: 'allow' | 'warn' | 'flag' | 'block';
                 decisionId: string;
+                /** @description Present when the content is plainly not what contentType says (a data URI or a base64 image scored as text): the result stands, but it judged the characters, not the media */
+                warnings?: {
+                  code: 'CONTENT_LOOKS_LIKE_DATA_URI' | 'CONTENT_LOOKS_LIKE_BASE64_MEDIA';
+                  message: string;
+                  field: string;
+                }[];
               }[];
             };
           };

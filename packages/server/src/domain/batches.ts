@@ -216,7 +216,12 @@ export class BatchService {
       const records = await this.evaluateAll(principal, prepared);
       reservation.cover(records);
       await this.store.save(records);
-      return { items: records.map((d, i) => itemResult(prepared[i]!.id, d)) };
+      return {
+        items: records.map((d, i) => {
+          const { id, check } = prepared[i]!;
+          return { ...itemResult(id, d), ...(check.warnings.length > 0 && { warnings: check.warnings }) };
+        }),
+      };
     });
   }
 

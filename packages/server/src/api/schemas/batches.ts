@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { ContentWarnings } from './checks.ts';
 import { Action, Metadata } from './common.ts';
 
 const BatchItem = Type.Object({
@@ -34,7 +35,9 @@ export const BatchItemResult = Type.Object({
   decisionId: Type.String(),
 });
 
-export const BatchResult = Type.Object({ items: Type.Array(BatchItemResult) });
+export const BatchResult = Type.Object({
+  items: Type.Array(Type.Object({ ...BatchItemResult.properties, warnings: Type.Optional(ContentWarnings) })),
+});
 
 export const BatchAccepted = Type.Object({
   batchId: Type.String(),

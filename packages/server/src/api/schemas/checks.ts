@@ -15,6 +15,23 @@ export const CheckBody = Type.Object({
   requestId: Type.Optional(Type.String({ maxLength: 255, description: 'Idempotency key' })),
 });
 
+/** Content that is plainly not what its contentType says (a data URI or a base64 image scored as text). */
+export const ContentWarnings = Type.Array(
+  Type.Object({
+    code: Type.Union([
+      Type.Literal('CONTENT_LOOKS_LIKE_DATA_URI'),
+      Type.Literal('CONTENT_LOOKS_LIKE_BASE64_MEDIA'),
+    ]),
+    message: Type.String(),
+    field: Type.String(),
+  }),
+  {
+    description:
+      'Present when the content is plainly not what contentType says (a data URI or a base64 image scored as ' +
+      'text): the result stands, but it judged the characters, not the media',
+  },
+);
+
 export const CheckResult = Type.Object(
   {
     decisionId: Type.String(),
@@ -34,23 +51,7 @@ export const CheckResult = Type.Object(
     replayOf: Type.Optional(Type.String()),
     results: Type.Optional(Type.Array(Type.Unknown())),
     media: Type.Optional(MediaList),
-    warnings: Type.Optional(
-      Type.Array(
-        Type.Object({
-          code: Type.Union([
-            Type.Literal('CONTENT_LOOKS_LIKE_DATA_URI'),
-            Type.Literal('CONTENT_LOOKS_LIKE_BASE64_MEDIA'),
-          ]),
-          message: Type.String(),
-          field: Type.String(),
-        }),
-        {
-          description:
-            'Present when the content is plainly not what contentType says (a data URI or a base64 image scored as ' +
-            'text): the result stands, but it judged the characters, not the media',
-        },
-      ),
-    ),
+    warnings: Type.Optional(ContentWarnings),
   },
   { $id: 'CheckResult' },
 );
