@@ -28,7 +28,13 @@ export class DecisionStore {
   private readonly sideWrites: DecisionSideWrite[] = [];
   private readonly inserts;
   private pending: PendingSave[] = [];
-  private writing = false;
+  private scheduled = false;
+  private inFlight = 0;
+  /**
+   * Commit groups written at once: one on SQLite (one connection), several on PostgreSQL, where a commit waits for
+   * the server's fsync and the next group's statements can run meanwhile.
+   */
+  private readonly maxInFlight: number;
   readonly repository: DecisionRepository;
 
   constructor(
@@ -37,6 +43,7 @@ export class DecisionStore {
   ) {
     this.repository = new DecisionRepository(db);
     this.inserts = decisionInserts(db, engine, TEMPLATE);
+    this.maxInFlight = engine === 'postgres' ? 3 : 1;
   }
 
   addSideWrite(write: DecisionSideWrite): void {
@@ -47,31 +54,36 @@ export class DecisionStore {
     if (decisions.length === 0) return Promise.resolve();
     return new Promise((resolve, reject) => {
       this.pending.push({ decisions, resolve, reject });
-      // Defer the write to the end of this event-loop turn, so requests that arrived together commit together.
-      if (!this.writing) {
-        this.writing = true;
-        setImmediate(() => void this.flush());
-      }
+      this.schedule();
     });
   }
 
-  private async flush(): Promise<void> {
-    while (this.pending.length > 0) {
-      const group = this.pending;
-      this.pending = [];
-      try {
-        await this.write(group.flatMap((p) => p.decisions));
-        for (const p of group) p.resolve();
-      } catch (error) {
-        if (group.length === 1) {
-          group[0]!.reject(error);
-          continue;
-        }
-        // One bad save must not fail its neighbours: write each alone.
-        for (const p of group) await this.write(p.decisions).then(p.resolve, p.reject);
-      }
+  /** Starts a group at the end of this event-loop turn, so requests that arrived together commit together. */
+  private schedule(): void {
+    if (this.scheduled || this.inFlight >= this.maxInFlight || this.pending.length === 0) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      void this.writeGroup();
+    });
+  }
+
+  private async writeGroup(): Promise<void> {
+    if (this.inFlight >= this.maxInFlight || this.pending.length === 0) return;
+    const group = this.pending;
+    this.pending = [];
+    this.inFlight++;
+    try {
+      await this.write(group.flatMap((p) => p.decisions));
+      for (const p of group) p.resolve();
+    } catch (error) {
+      if (group.length === 1) group[0]!.reject(error);
+      // One bad save must not fail its neighbours: write each alone.
+      else for (const p of group) await this.write(p.decisions).then(p.resolve, p.reject);
+    } finally {
+      this.inFlight--;
+      this.schedule();
     }
-    this.writing = false;
   }
 
   private async write(decisions: DecisionRecord[]): Promise<void> {

@@ -1,6 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { AccountRepository } from '../storage/repositories/accounts.ts';
-import type { ApiKeyRecord, ApiKeyRepository, KeyRateLimit } from '../storage/repositories/api-keys.ts';
+import type {
+  ApiKeyRecord,
+  ApiKeyRepository,
+  KeyRateLimit,
+  KeyWithAccount,
+} from '../storage/repositories/api-keys.ts';
 import { AppError } from './errors.ts';
 import { newId } from './ids.ts';
 import { KeyCache } from './key-cache.ts';
@@ -76,6 +81,7 @@ function validateRateLimit(rateLimit: unknown): KeyRateLimit | null {
 }
 
 export class KeyService {
+  private readonly lookups = new Map<string, Promise<KeyWithAccount | null>>();
   constructor(
     private readonly keys: ApiKeyRepository,
     private readonly accounts: AccountRepository,
@@ -91,7 +97,13 @@ export class KeyService {
     const at = now.getTime();
     let record = this.cache.get(hash, at) ?? null;
     if (!record) {
-      record = await this.keys.findByHashWithAccount(hash);
+      // concurrent requests with the same key share one read (all of them miss together when an entry lapses)
+      let lookup = this.lookups.get(hash);
+      if (!lookup) {
+        lookup = this.keys.findByHashWithAccount(hash).finally(() => this.lookups.delete(hash));
+        this.lookups.set(hash, lookup);
+      }
+      record = await lookup;
       if (!record) return { ok: false, code: 'INVALID_API_KEY' };
       this.cache.set(hash, record, at);
     }
