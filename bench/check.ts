@@ -53,7 +53,30 @@ async function waitReady(url: string, child: ChildProcess): Promise<void> {
   throw new Error(`${url} never became ready`);
 }
 
-async function measure(name: string, args: string[], env: Record<string, string>, ready: string) {
+interface Load {
+  path: string;
+  bodyPrefix: string;
+  bodySuffix: string;
+  connections: number;
+  batch?: { repeat: number; outerPrefix: string; outerSuffix: string; itemEnd: string };
+}
+const single: Load = { path: '/v1/check', bodyPrefix, bodySuffix, connections };
+// POST /v1/batch/check of 100 items (texts as above), 8 connections
+const batchOf100: Load = {
+  path: '/v1/batch/check',
+  bodyPrefix: `{"content":"${SAMPLE} #`,
+  bodySuffix: '","id":"item-',
+  connections: 8,
+  batch: { repeat: 100, outerPrefix: '{"policyId":"default","items":[', outerSuffix: ']}', itemEnd: '"}' },
+};
+
+async function measure(
+  name: string,
+  args: string[],
+  env: Record<string, string>,
+  ready: string,
+  load: Load = single,
+) {
   const port = await freePort();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'verdict-bench-'));
   const log = fs.openSync(path.join(dir, 'server.log'), 'w');
@@ -66,11 +89,12 @@ async function measure(name: string, args: string[], env: Record<string, string>
     const origin = `http://127.0.0.1:${port}`;
     await waitReady(`${origin}${ready}`, child);
     const opts = {
-      url: `${origin}/v1/check`,
-      bodyPrefix,
-      bodySuffix,
+      url: `${origin}${load.path}`,
+      bodyPrefix: load.bodyPrefix,
+      bodySuffix: load.bodySuffix,
       headers: { authorization: `Bearer ${KEY}` },
-      connections,
+      connections: load.connections,
+      ...(load.batch && { batch: load.batch }),
     };
     await wrk({ ...opts, seconds: 3 });
     const r = await wrk({ ...opts, seconds });
@@ -107,6 +131,7 @@ results.bare = await measure(
   '/',
 );
 results.sqlite = await measure('verdict (SQLite)', service, common, '/readyz');
+results.batch = await measure('verdict batch×100 (SQLite)', service, common, '/readyz', batchOf100);
 const pgUrl = process.env.BENCH_DATABASE_URL;
 const redisUrl = process.env.BENCH_REDIS_URL;
 if (pgUrl && redisUrl) {
@@ -129,6 +154,9 @@ if (pgUrl && redisUrl) {
   }
 }
 const bare = results.bare.rps;
+console.log(
+  `batches of 100 (SQLite): ${fmt(results.batch.rps * 100)} texts/s, p99 ${fmt(results.batch.p99, 1)} ms a batch  (target ≥ 20,000 texts/s)`,
+);
 console.log(
   `ratio verdict (SQLite) / bare: ${fmt(results.sqlite.rps / bare, 3)}  (target ≥ 0.5, p99 ≤ 5 ms)`,
 );

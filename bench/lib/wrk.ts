@@ -20,18 +20,38 @@ export function hasWrk(): boolean {
   return fs.existsSync('/usr/bin/wrk');
 }
 
-/** Lua for wrk: POST JSON bodies `prefix + counter + suffix`, so that no two texts are equal. */
-function script(bodyPrefix: string, bodySuffix: string, headers: Record<string, string>): string {
+/**
+ * Lua for wrk: POST JSON bodies `prefix + counter + suffix`, so that no two texts are equal; with `repeat`, the body
+ * is `outerPrefix + repeat × (prefix + counter + suffix + counter + itemEnd) joined by commas + outerSuffix` (a
+ * batch of items, each with its own ID).
+ */
+function script(
+  bodyPrefix: string,
+  bodySuffix: string,
+  headers: Record<string, string>,
+  batch?: { repeat: number; outerPrefix: string; outerSuffix: string; itemEnd: string },
+): string {
   const h = Object.entries({ 'content-type': 'application/json', ...headers })
     .map(([k, v]) => `wrk.headers[${JSON.stringify(k)}] = ${JSON.stringify(v)}`)
     .join('\n');
   return `wrk.method = "POST"
 ${h}
 local n = 0
-request = function()
+${
+  batch
+    ? `request = function()
+  local parts = {}
+  for i = 1, ${batch.repeat} do
+    n = n + 1
+    parts[i] = ${JSON.stringify(bodyPrefix)} .. n .. ${JSON.stringify(bodySuffix)} .. n .. ${JSON.stringify(batch.itemEnd)}
+  end
+  return wrk.format(nil, nil, nil, ${JSON.stringify(batch.outerPrefix)} .. table.concat(parts, ",") .. ${JSON.stringify(batch.outerSuffix)})
+end`
+    : `request = function()
   n = n + 1
   return wrk.format(nil, nil, nil, ${JSON.stringify(bodyPrefix)} .. n .. ${JSON.stringify(bodySuffix)})
-end
+end`
+}
 done = function(summary, latency, requests)
   io.write(string.format("VERDICT-WRK %d %d %d %f %f\\n", summary.requests,
     summary.errors.status + summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.timeout,
@@ -48,10 +68,11 @@ export async function wrk(options: {
   connections: number;
   seconds: number;
   threads?: number;
+  batch?: { repeat: number; outerPrefix: string; outerSuffix: string; itemEnd: string };
 }): Promise<WrkResult> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'verdict-wrk-'));
   const lua = path.join(dir, 'post.lua');
-  fs.writeFileSync(lua, script(options.bodyPrefix, options.bodySuffix, options.headers ?? {}));
+  fs.writeFileSync(lua, script(options.bodyPrefix, options.bodySuffix, options.headers ?? {}, options.batch));
   try {
     const { stdout } = await run(
       '/usr/bin/wrk',
