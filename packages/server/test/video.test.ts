@@ -883,6 +883,48 @@ describe('video upload: malformed multipart bodies', () => {
       });
     }
   });
+  it('answers a complete body whose form never closes (no final boundary) with 400, not never', async () => {
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = t.app.server.address() as { port: number };
+    const boundary = '----verdicttruncated';
+    const body = Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="policyId"\r\n\r\ndefault\r\n` +
+        `--${boundary}\r\nContent-Disposition: form-data; name="video"; filename="v.mp4"\r\n` +
+        'Content-Type: video/mp4\r\n\r\nnot all of a video',
+    );
+    const started = performance.now();
+    const answer = await new Promise<{ status: number; body: any }>((resolve, reject) => {
+      const req = http.request(
+        {
+          port,
+          host: '127.0.0.1',
+          method: 'POST',
+          path: '/v1/video/upload',
+          headers: {
+            authorization: `Bearer ${t.adminKey}`,
+            'content-type': `multipart/form-data; boundary=${boundary}`,
+            'content-length': body.length,
+          },
+        },
+        (res) => {
+          let text = '';
+          res.on('data', (d) => {
+            text += d;
+          });
+          res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
+        },
+      );
+      req.on('error', reject);
+      req.setTimeout(20_000, () => reject(new Error('no answer within 20 s')));
+      req.end(body);
+    });
+    expect(answer.status).toBe(400);
+    expect(answer.body.error).toMatchObject({ code: 'INVALID_JSON', details: { reason: 'truncated' } });
+    expect(performance.now() - started).toBeLessThan(10_000);
+    expect(fs.readdirSync(path.join(t.config.dataDir, 'uploads')).filter((f) => !f.startsWith('.'))).toEqual(
+      [],
+    );
+  }, 30_000);
 });
 
 describe('video upkeep and documentation', () => {

@@ -6,6 +6,7 @@ import type { AppContext } from '../../../context.ts';
 import { AppError } from '../../../domain/errors.ts';
 import type { UploadedFile } from '../../../domain/videos.ts';
 import { MAX_VIDEO_BYTES, VideoTooLargeError, writeUpload } from '../../../media/video/source.ts';
+import { BodyDeadline } from '../../body-deadline.ts';
 import { principalOf } from '../../plugins/auth.ts';
 import { claimIdempotencyKey } from '../../plugins/idempotency.ts';
 import { errorResponses } from '../../schemas/common.ts';
@@ -98,8 +99,13 @@ export const videoRoutes =
         const fields: Record<string, string> = {};
         let upload: UploadedFile | null = null;
         let started = false;
+        const deadline = new BodyDeadline(request);
         try {
-          for await (const part of request.parts()) {
+          const parts = request.parts()[Symbol.asyncIterator]();
+          for (;;) {
+            const next = await deadline.within(parts.next());
+            if (next.done) break;
+            const part = next.value;
             started = true;
             if (part.type === 'field') {
               fields[part.fieldname] = String(part.value);
@@ -112,8 +118,10 @@ export const videoRoutes =
             if (fields.policyId !== undefined) await ctx.videos.checkUploadFields(principal, fields);
             const file = ctx.videos.uploadPath();
             try {
-              upload = { file, ...(await writeUpload(part.file, file)) };
+              upload = { file, ...(await deadline.within(writeUpload(part.file, file))) };
             } catch (error) {
+              part.file.destroy();
+              await fs.promises.rm(file, { force: true });
               if (error instanceof VideoTooLargeError) throw tooLarge();
               throw error;
             }
@@ -126,6 +134,8 @@ export const videoRoutes =
           // Content-Type: busboy throws "Multipart: Boundary not found" (or about the boundary's length)
           if (!started && code === undefined && !(error instanceof AppError)) throw unreadableMultipart();
           throw error;
+        } finally {
+          deadline.clear();
         }
         if (!upload)
           throw new AppError('MISSING_REQUIRED_FIELD', 'video (a file part) is required', { field: 'video' });
