@@ -83,6 +83,10 @@ describe('webhooks: registration, signed deliveries, retries and disabling', () 
     expect(b.status).toBe(201);
     expect(b.headers['idempotent-replayed']).toBe('true');
     expect(b.body.id).toBe(a.body.id);
+    // the secret is shown once: the replay answers without it
+    expect(a.body.secret).toMatch(/^whsec_/);
+    expect(b.body).not.toHaveProperty('secret');
+    expect(JSON.stringify(b.body)).not.toContain(a.body.secret);
     expect((await t.request('GET', '/v1/webhooks', { key })).body.webhooks).toHaveLength(1);
   });
 

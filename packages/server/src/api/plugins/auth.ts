@@ -13,6 +13,8 @@ declare module 'fastify' {
     /** POST routes that honour idempotency keys (decisions §5). */
     /** Idempotency keys apply; 'after-body': the handler claims the key once it has read a streamed body. */
     idempotent?: boolean | 'after-body';
+    /** A field of the response shown only once (a secret): left out of the stored copy that replays answer with. */
+    idempotentSecret?: string;
     /** the scope the route needs, checked before an idempotent replay (the domain checks it again) */
     scope?: Scope;
   }

@@ -78,6 +78,15 @@ export async function claimIdempotencyKey(
   }
 }
 
+function withoutField(payload: string, field: string): string {
+  try {
+    const { [field]: _secret, ...rest } = JSON.parse(payload) as Record<string, unknown>;
+    return JSON.stringify(rest);
+  } catch {
+    return payload;
+  }
+}
+
 /**
  * Idempotency keys (decisions §5): the first request with a key claims it; a repeat with the same body gets the
  * stored response with `Idempotent-Replayed: true`; a different body is 422; a repeat while the first runs is 409.
@@ -108,7 +117,10 @@ export function registerIdempotency(app: FastifyInstance, ctx: AppContext): void
     request.idempotencyClaimed = false;
     const { accountId } = request.principal;
     if (reply.statusCode >= 200 && reply.statusCode < 300 && typeof payload === 'string') {
-      await ctx.idempotency.complete(accountId, request.idempotencyKey, reply.statusCode, payload);
+      const secret = request.routeOptions.config.idempotentSecret;
+      // the stored copy never holds a secret shown once: a replay answers without it
+      const stored = secret ? withoutField(payload, secret) : payload;
+      await ctx.idempotency.complete(accountId, request.idempotencyKey, reply.statusCode, stored);
     } else {
       await ctx.idempotency.release(accountId, request.idempotencyKey);
     }

@@ -22,10 +22,13 @@ export const webhookRoutes =
     app.post(
       '/v1/webhooks',
       {
-        config: { idempotent: true, scope: 'webhooks:write' },
+        config: { idempotent: true, idempotentSecret: 'secret', scope: 'webhooks:write' },
         schema: {
           tags: ['webhooks'],
           summary: 'Register a webhook; the signing secret is shown only in this response',
+          description:
+            'A repeat with the same Idempotency-Key answers the stored response without `secret`: the secret is ' +
+            'shown once; rotate it if it was lost.',
           body: WebhookCreateBody,
           response: { 201: Type.Ref('Webhook'), ...errorResponses(400, 401, 403, 409, 422, 429) },
         },
