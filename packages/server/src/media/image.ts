@@ -126,7 +126,8 @@ export function parseImageInput(value: unknown, field: string, options: { allowH
       });
     }
     if (url.protocol !== 'https:' && !(options.allowHttp && url.protocol === 'http:')) {
-      throw new AppError('INVALID_IMAGE_URL', `${field} must be an https URL`, { field, reason: 'protocol' });
+      const allowed = options.allowHttp ? 'an http or https URL' : 'an https URL';
+      throw new AppError('INVALID_IMAGE_URL', `${field} must be ${allowed}`, { field, reason: 'protocol' });
     }
     return { kind: 'url', url: text };
   }

@@ -41,7 +41,10 @@ export function parseVideoUrl(value: unknown, field: string, options: { allowHtt
     throw invalid(`${field} is not a valid URL`, 'invalid_url');
   }
   if (url.protocol !== 'https:' && !(options.allowHttp && url.protocol === 'http:')) {
-    throw invalid(`${field} must be an https URL`, 'protocol');
+    throw invalid(
+      `${field} must be ${options.allowHttp ? 'an http or https URL' : 'an https URL'}`,
+      'protocol',
+    );
   }
   return text;
 }
