@@ -329,6 +329,10 @@ describe('verdict client commands', () => {
     expect((await cli(['webhooks', 'list'])).stdout).toMatch(
       new RegExp(`\\n${id} +${receiver.url}/cli +decision.created,decision.blocked +enabled`),
     );
+    // without --event: the first type the webhook subscribes to
+    const byDefault = await cli(['webhooks', 'test', id]);
+    expect(byDefault.code, byDefault.stderr + byDefault.stdout).toBe(0);
+    expect(receiver.requests.at(-1)).toMatchObject({ eventType: 'decision.created', verifiedWith: secret });
     const test = await cli(['webhooks', 'test', id, '--event', 'decision.flagged']);
     expect(test.code, test.stderr + test.stdout).toBe(0);
     expect(test.stdout).toMatch(/^Delivered evt_\w+: 200 in \d+ ms\n$/);

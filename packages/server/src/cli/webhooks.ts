@@ -81,11 +81,20 @@ export function registerWebhookCommands(program: Command, io: CliIO): void {
     webhooks
       .command('test <webhookId>')
       .description('Send one signed test event now and show how the endpoint answered')
-      .option('--event <type>', `event type: ${EVENT_TYPES.join(', ')}`, 'moderation.completed'),
+      .option(
+        '--event <type>',
+        `event type: ${EVENT_TYPES.join(', ')} (default: the first type the webhook subscribes to)`,
+      ),
   ).action(
-    action(io, async (webhookId: string, opts: ClientOptions & { event: string }) => {
-      const eventType = eventList(opts.event, '--event')[0]!;
-      const result = await makeClient(opts, io).webhooks.test(webhookId, { eventType });
+    action(io, async (webhookId: string, opts: ClientOptions & { event?: string }) => {
+      const client = makeClient(opts, io);
+      // by default an event the endpoint actually receives, not one it never subscribed to
+      const subscribed = opts.event === undefined ? (await client.webhooks.get(webhookId)).events : [];
+      const eventType =
+        opts.event !== undefined
+          ? eventList(opts.event, '--event')[0]!
+          : (subscribed.find(isEventType) ?? 'decision.created');
+      const result = await client.webhooks.test(webhookId, { eventType });
       if (opts.json) printJson(io, result);
       else {
         println(
