@@ -8,6 +8,7 @@ import { registerIdempotency } from './api/plugins/idempotency.ts';
 import { registerJsonBodies } from './api/plugins/json-body.ts';
 import { registerRateLimits } from './api/plugins/rate-limit.ts';
 import { healthRoutes } from './api/routes/health.ts';
+import { metricsRoutes, registerHttpMetrics } from './api/routes/metrics.ts';
 import { adminRoutes } from './api/routes/v1/admin.ts';
 import { batchRoutes } from './api/routes/v1/batch.ts';
 import { checkRoutes } from './api/routes/v1/checks.ts';
@@ -96,6 +97,7 @@ export async function buildApp(
     if (state.shuttingDown) reply.header('connection', 'close');
     return payload;
   });
+  registerHttpMetrics(app, ctx);
   registerErrorHandling(app);
   registerAuth(app, ctx);
   registerRateLimits(app, ctx);
@@ -103,6 +105,7 @@ export async function buildApp(
 
   app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
   await app.register(healthRoutes(ctx, state));
+  await app.register(metricsRoutes(ctx));
   await app.register(checkRoutes(ctx));
   await app.register(multimodalRoutes(ctx));
   await app.register(policyRoutes(ctx));

@@ -57,6 +57,8 @@ export interface Config {
 
 export interface Secrets {
   bootstrapKey: string | null;
+  /** VERDICT_METRICS_TOKEN: a bearer token that may read GET /metrics (besides admin keys). */
+  metricsToken?: string | null;
 }
 
 export class ConfigError extends Error {
@@ -255,5 +257,9 @@ export function loadConfig(env: Env = process.env): { config: Config; secrets: S
     cacheMs: parseInteger(env, 'VERDICT_CACHE_MS', 500, 0, 60_000),
     requestLogSample: parseFraction(env, 'VERDICT_REQUEST_LOG_SAMPLE', 1),
   };
-  return { config, secrets: { bootstrapKey } };
+  const metricsToken = str(env, 'VERDICT_METRICS_TOKEN') ?? null;
+  if (metricsToken !== null && metricsToken.length < 16) {
+    throw new ConfigError('VERDICT_METRICS_TOKEN', 'expected at least 16 characters');
+  }
+  return { config, secrets: { bootstrapKey, metricsToken } };
 }

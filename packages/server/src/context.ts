@@ -16,6 +16,7 @@ import type { VideoService } from './domain/videos.ts';
 import type { Queue } from './jobs/queue.ts';
 import { memoryRateLimiter, type RateLimiter, redisRateLimiter } from './limits/rate-limiter.ts';
 import { type ImageFetchOptions, MAX_IMAGE_PIXELS } from './media/image.ts';
+import { Metrics } from './metrics/metrics.ts';
 import { ImageModelPool } from './providers/local-image/pool.ts';
 import { LocalImageProvider } from './providers/local-image/provider.ts';
 import { LocalTextProvider } from './providers/local-text.ts';
@@ -62,6 +63,8 @@ export interface AppContext extends EventsContext {
   /** The bundled image model's worker pool; null when a test replaced the image provider. */
   imageModel: ImageModelPool | null;
   idempotency: IdempotencyRepository;
+  /** Prometheus metrics of this instance (GET /metrics). */
+  metrics: Metrics;
   /** Readiness of each part, for /readyz. */
   readiness(): Promise<Record<string, boolean>>;
   close(): Promise<void>;
@@ -135,6 +138,17 @@ export async function createContext(
     imageProvider,
     ...(overrides.imageFetch && { fetch: overrides.imageFetch }),
   });
+  const metrics = new Metrics({
+    queueDepth: () => eventsContext.queue.pendingCount(),
+    sqliteFile: config.database.kind === 'sqlite' ? config.database.file : null,
+  });
+  decisionStore.onCommitted((stored) => {
+    for (const d of stored) metrics.decisions.inc({ action: d.action, content_type: d.contentType });
+  });
+  eventsContext.webhookDeliverer.onAttempt = (success, durationMs) => {
+    metrics.webhookDeliveries.inc({ outcome: success ? 'succeeded' : 'failed' });
+    metrics.webhookLatency.observe(durationMs / 1000);
+  };
   const keyCache = new KeyCache(config.cacheMs ?? 500, database.externalVersion ?? null);
   let closed = false;
   return {
@@ -156,6 +170,7 @@ export async function createContext(
     videos,
     ...eventsContext,
     idempotency: new IdempotencyRepository(db),
+    metrics,
     async readiness() {
       const storage = await pingDatabase(db).then(
         () => true,
