@@ -7,6 +7,8 @@ import { registerErrorHandling, sendError } from './api/plugins/errors.ts';
 import { registerIdempotency } from './api/plugins/idempotency.ts';
 import { registerJsonBodies } from './api/plugins/json-body.ts';
 import { registerRateLimits } from './api/plugins/rate-limit.ts';
+import { openaiCompatRoutes } from './api/routes/compat/openai.ts';
+import { perspectiveRoutes } from './api/routes/compat/perspective.ts';
 import { healthRoutes } from './api/routes/health.ts';
 import { metricsRoutes, registerHttpMetrics } from './api/routes/metrics.ts';
 import { adminRoutes } from './api/routes/v1/admin.ts';
@@ -15,6 +17,7 @@ import { checkRoutes } from './api/routes/v1/checks.ts';
 import { decisionRoutes } from './api/routes/v1/decisions.ts';
 import { multimodalRoutes } from './api/routes/v1/multimodal.ts';
 import { policyRoutes } from './api/routes/v1/policies.ts';
+import { providerRoutes } from './api/routes/v1/providers.ts';
 import { usageRoutes } from './api/routes/v1/usage.ts';
 import { videoRoutes } from './api/routes/v1/video.ts';
 import { webhookRoutes } from './api/routes/v1/webhooks.ts';
@@ -85,7 +88,12 @@ export async function buildApp(
           'Errors are `{ error: { code, message, details?, requestId } }`; every response has `X-Request-Id`.',
       },
       servers: [{ url: ctx.config.publicUrl }],
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      components: {
+        securitySchemes: {
+          bearer: { type: 'http', scheme: 'bearer' },
+          googleKey: { type: 'apiKey', in: 'query', name: 'key' },
+        },
+      },
       security: [{ bearer: [] }],
     },
   });
@@ -115,6 +123,9 @@ export async function buildApp(
   await app.register(batchRoutes(ctx));
   await app.register(webhookRoutes(ctx));
   await app.register(videoRoutes(ctx));
+  await app.register(providerRoutes(ctx));
+  await app.register(openaiCompatRoutes(ctx));
+  await app.register(perspectiveRoutes(ctx));
 
   return Object.assign(app, { state }) as unknown as FastifyInstance & { state: AppState };
 }

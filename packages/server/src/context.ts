@@ -4,6 +4,8 @@ import { createVideoEvaluator, createVideoService } from './compose-videos.ts';
 import { type Config, extraCa, type Secrets } from './config.ts';
 import { AccountService } from './domain/accounts.ts';
 import { CheckService } from './domain/checks.ts';
+import { OpenAIModerationService } from './domain/compat/openai-moderations.ts';
+import { PerspectiveService } from './domain/compat/perspective.ts';
 import { DecisionService, DecisionStore } from './domain/decisions.ts';
 import { EvaluatorRegistry, TextEvaluator } from './domain/evaluators.ts';
 import { ImageEvaluator } from './domain/image-evaluator.ts';
@@ -17,6 +19,7 @@ import type { Queue } from './jobs/queue.ts';
 import { memoryRateLimiter, type RateLimiter, redisRateLimiter } from './limits/rate-limiter.ts';
 import { type ImageFetchOptions, MAX_IMAGE_PIXELS } from './media/image.ts';
 import { Metrics } from './metrics/metrics.ts';
+import { createExternalProvider } from './providers/external/index.ts';
 import { ImageModelPool } from './providers/local-image/pool.ts';
 import { LocalImageProvider } from './providers/local-image/provider.ts';
 import { LocalTextProvider } from './providers/local-text.ts';
@@ -65,6 +68,8 @@ export interface AppContext extends EventsContext {
   idempotency: IdempotencyRepository;
   /** Prometheus metrics of this instance (GET /metrics). */
   metrics: Metrics;
+  /** Drop-in endpoints of other moderation APIs (issue 19). */
+  compat: { openai: OpenAIModerationService; perspective: PerspectiveService };
   /** Readiness of each part, for /readyz. */
   readiness(): Promise<Record<string, boolean>>;
   close(): Promise<void>;
@@ -92,9 +97,15 @@ export async function createContext(
   const imageProvider = overrides.imageProvider ?? new LocalImageProvider(imageModel!);
   // Loads in the background; /readyz reports it. Without `imagePreload` (tests) it loads on first use.
   if (config.imagePreload && imageModel) imageModel.start().catch(() => {});
-  const providers = new ProviderRegistry([textProvider, imageProvider]);
+  // The operator's external providers (VERDICT_PROVIDERS_FILE); their keys come from Secrets, never from config.
+  const external = (config.providers ?? []).map((provider) =>
+    createExternalProvider(provider, secrets.providerKeys?.[provider.name] ?? null, {
+      ...(config.caFile && { ca: extraCa(config) }),
+    }),
+  );
+  const providers = new ProviderRegistry([textProvider, imageProvider], external);
   const evaluators = new EvaluatorRegistry();
-  evaluators.register(new TextEvaluator(textProvider));
+  evaluators.register(new TextEvaluator(providers));
   evaluators.register(
     new ImageEvaluator(imageProvider, {
       allowPrivate: config.allowPrivateUrls,
@@ -106,7 +117,7 @@ export async function createContext(
   // Video URLs go through the same fetcher settings (and test seams) as image URLs.
   evaluators.register(createVideoEvaluator(config, imageProvider, overrides.imageFetch));
   const decisionStore = new DecisionStore(db, database.engine);
-  const policies = new PolicyService(new PolicyRepository(db, database.engine));
+  const policies = new PolicyService(new PolicyRepository(db, database.engine), providers);
   const decisions = new DecisionService(decisionStore, config.publicUrl);
   const usage = new UsageService(new UsageRepository(db));
   const limitsRedis =
@@ -171,6 +182,10 @@ export async function createContext(
     ...eventsContext,
     idempotency: new IdempotencyRepository(db),
     metrics,
+    compat: {
+      openai: new OpenAIModerationService(evaluators, usage, () => textProvider.modelVersion),
+      perspective: new PerspectiveService(checks, evaluators, usage),
+    },
     async readiness() {
       const storage = await pingDatabase(db).then(
         () => true,

@@ -28,7 +28,14 @@ export async function startServer(
     options.logger ??
     ({
       level: config.logLevel,
-      redact: { paths: ['req.headers.authorization', 'req.headers["idempotency-key"]'], remove: true },
+      redact: {
+        paths: [
+          'req.headers.authorization',
+          'req.headers["idempotency-key"]',
+          'req.headers["x-goog-api-key"]',
+        ],
+        remove: true,
+      },
       serializers: { req: requestForLog },
       stream: new BufferedStdout(),
     } as object);
@@ -60,6 +67,13 @@ export async function startServer(
   };
 }
 
+/** A request URL for logs: evidence tokens and `?key=` (Perspective-style API keys) replaced. */
+export function redactRequestUrl(url: string): string {
+  return url
+    .replace(/\/evidence\/[^?#/]*/gi, '/evidence/[token]')
+    .replace(/([?&]key=)[^&#]*/gi, '$1[redacted]');
+}
+
 /**
  * What a request log line shows of the request: Fastify's default fields, with an evidence token (a capability:
  * whoever has it can fetch the frame until it expires) replaced by `[token]`.
@@ -67,7 +81,7 @@ export async function startServer(
 function requestForLog(request: FastifyRequest) {
   return {
     method: request.method,
-    url: request.url.replace(/\/evidence\/[^?#/]*/gi, '/evidence/[token]'),
+    url: redactRequestUrl(request.url),
     host: request.host,
     remoteAddress: request.ip,
     remotePort: request.socket?.remotePort,

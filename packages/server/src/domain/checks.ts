@@ -5,12 +5,13 @@ import { type ContentWarning, textWarnings } from './content-warnings.ts';
 import type { DecisionService, DecisionStore } from './decisions.ts';
 import { applyPolicy, type CategoryResult, type Highlight, type PolicyOutcome } from './engine.ts';
 import { AppError } from './errors.ts';
-import type { EvaluatorRegistry, PreparedContent } from './evaluators.ts';
+import type { Evaluation, EvaluatorRegistry, PreparedContent } from './evaluators.ts';
 import { newId } from './ids.ts';
 import { replayMultimodal } from './multimodal.ts';
 import type { Policy } from './policies/policy.ts';
 import type { PolicyService } from './policies/service.ts';
 import { type Principal, requireScope } from './principal.ts';
+import type { ReuseScores } from './routing.ts';
 import { type CategoryName, type ContentType, type Language, POLICY_CATEGORY_NAMES } from './taxonomy.ts';
 import { type UsageService, unitsOfReplay, unitsOfType, withReservation } from './usage.ts';
 import { SYNC_VIDEO_FRAMES } from './video-evaluator.ts';
@@ -67,6 +68,12 @@ function replayHighlights(
   return Object.keys(out).length > 0 ? { highlights: out } : null;
 }
 
+/** Adds which providers were asked, and their own scores, to what a decision keeps for replays. */
+function withRouting(data: ReplayData | null, routing: Evaluation['routing']): ReplayData | null {
+  if (!routing) return data;
+  return { ...data, providers: routing.perProvider, routing: routing.attempts };
+}
+
 function highlightsOf(categories: CategoryResult[]): Partial<Record<CategoryName, Highlight[]>> {
   const out: Partial<Record<CategoryName, Highlight[]>> = {};
   for (const c of categories) if (c.highlights) out[c.category] = c.highlights;
@@ -121,7 +128,7 @@ export class CheckService {
   ): Promise<DecisionRecord> {
     const started = options.started ?? performance.now();
     const { contentType, content, language, metadata, policy } = prepared;
-    const evaluation = await this.evaluators.get(contentType).evaluate(content, { language });
+    const evaluation = await this.evaluators.get(contentType).evaluate(content, { language, policy });
     const outcome = applyPolicy(policy, evaluation.result);
     const request = {
       path: options.path ?? '/v1/check',
@@ -148,7 +155,7 @@ export class CheckService {
       request,
       latency: round(performance.now() - started),
       ...(evaluation.media && { media: evaluation.media }),
-      replayData: replayHighlights(evaluation.result.highlights, outcome),
+      replayData: withRouting(replayHighlights(evaluation.result.highlights, outcome), evaluation.routing),
     });
   }
 
@@ -271,6 +278,8 @@ export class CheckService {
     const covered = Object.keys(policy.categories).every(
       (c) => evaluated.has(c as CategoryName) || !this.judgeable(original, c as CategoryName),
     );
+    if (original.contentType === 'text')
+      return this.replayText(original, policy, principal, requestId, started);
     let source = {
       rawScores: original.rawScores,
       evaluated: original.evaluated,
@@ -320,6 +329,52 @@ export class CheckService {
       cost: source.cost,
       language: source.language,
       replayData: replayHighlights(source.highlights, outcome),
+    });
+  }
+
+  /**
+   * A text replays through the new policy's routing with every provider's stored scores reused (issue 19): only a
+   * provider the original decision did not ask is called (e.g. the new policy escalates and the old one did not).
+   */
+  private async replayText(
+    original: DecisionRecord,
+    policy: Policy,
+    principal: Principal,
+    requestId: string | null,
+    started: number,
+  ): Promise<DecisionRecord> {
+    const highlights = { ...original.replayData?.highlights, ...highlightsOf(original.categories) };
+    const stored = original.replayData?.providers;
+    const reuse: ReuseScores = stored
+      ? Object.fromEntries(
+          Object.entries(stored).map(([name, s]) => [name, name === 'local' ? { ...s, highlights } : s]),
+        )
+      : {
+          // decided by the bundled model alone: its scores are the decision's raw scores
+          local: {
+            scores: original.rawScores,
+            evaluated: original.evaluated,
+            modelVersion: original.modelVersion ?? '',
+            highlights,
+          },
+        };
+    const language = (original.language as Language | null) ?? 'auto';
+    const evaluation = await this.evaluators
+      .get('text')
+      .evaluate(
+        { contentType: 'text', stored: original.content, payload: original.content },
+        { language, policy, reuse },
+      );
+    const outcome = applyPolicy(policy, evaluation.result);
+    return this.record(principal, policy, outcome, {
+      ...replayFields(original, policy, requestId, started),
+      rawScores: evaluation.result.scores,
+      evaluated: evaluation.result.evaluated,
+      provider: evaluation.provider,
+      modelVersion: evaluation.result.modelVersion,
+      cost: evaluation.result.cost,
+      language: evaluation.result.language ?? original.language,
+      replayData: withRouting(replayHighlights(evaluation.result.highlights, outcome), evaluation.routing),
     });
   }
 

@@ -163,6 +163,7 @@ export function checkResultView(d: DecisionRecord) {
     ...(d.replayOf !== null && { replayOf: d.replayOf }),
     ...(d.results !== null && { results: d.results }),
     ...(d.media && d.media.length > 0 && { media: d.media }),
+    ...(d.replayData?.routing && { routing: d.replayData.routing }),
   };
 }
 
@@ -189,6 +190,7 @@ export function decisionView(d: DecisionRecord) {
     replayOf: d.replayOf,
     ...(d.results !== null && { results: d.results }),
     ...(d.media && d.media.length > 0 && { media: d.media }),
+    ...(d.replayData?.routing && { routing: d.replayData.routing }),
   };
 }
 

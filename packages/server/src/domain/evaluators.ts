@@ -1,7 +1,15 @@
-import type { Provider, ProviderResult } from '../providers/provider.ts';
+import type { ProviderResult } from '../providers/provider.ts';
 import { validateText } from './content.ts';
 import { AppError } from './errors.ts';
 import type { MediaRef } from './media.ts';
+import type { Policy } from './policies/policy.ts';
+import {
+  type ProviderAttempt,
+  type ProviderScores,
+  type ReuseScores,
+  routeText,
+  type TextProviders,
+} from './routing.ts';
 import type { ContentType, Language } from './taxonomy.ts';
 
 /** Content validated and ready to evaluate; `stored` is what the decision record keeps (text, or a reference). */
@@ -16,6 +24,17 @@ export interface Evaluation {
   result: ProviderResult;
   /** The media evaluated (images by reference and fingerprint), stored with the decision. */
   media?: MediaRef[];
+  /** Text routed beyond `local`: which providers were asked and why, and each one's own scores. */
+  routing?: { attempts: ProviderAttempt[]; perProvider: Record<string, ProviderScores> };
+}
+
+export interface EvaluateOptions {
+  language: Language | 'auto';
+  signal?: AbortSignal;
+  /** The policy whose routing chooses the providers (text); absent: the bundled model. */
+  policy?: Pick<Policy, 'categories' | 'routing'>;
+  /** Scores stored with an earlier decision, by provider (replays): those providers are not asked again. */
+  reuse?: ReuseScores;
 }
 
 /**
@@ -25,10 +44,7 @@ export interface Evaluation {
 export interface ContentEvaluator {
   readonly contentType: ContentType;
   prepare(content: unknown, field: string): PreparedContent;
-  evaluate(
-    prepared: PreparedContent,
-    options: { language: Language | 'auto'; signal?: AbortSignal },
-  ): Promise<Evaluation>;
+  evaluate(prepared: PreparedContent, options: EvaluateOptions): Promise<Evaluation>;
   /** Re-creates prepared content from a stored decision, or null when the content was stored by reference only. */
   fromStored?(stored: string): PreparedContent | null;
 }
@@ -49,20 +65,25 @@ export function preparedFromStoredUrl(evaluator: ContentEvaluator, stored: strin
 export class TextEvaluator implements ContentEvaluator {
   readonly contentType = 'text' as const;
 
-  constructor(private readonly provider: Provider) {}
+  constructor(private readonly providers: TextProviders) {}
 
   prepare(content: unknown, field: string): PreparedContent {
     const text = validateText(content, field);
     return { contentType: 'text', stored: text, payload: text };
   }
 
-  async evaluate(prepared: PreparedContent, options: { language: Language | 'auto' }): Promise<Evaluation> {
-    const result = await this.provider.evaluate({
-      contentType: 'text',
-      text: prepared.payload as string,
-      language: options.language,
-    });
-    return { provider: this.provider.name, result };
+  async evaluate(prepared: PreparedContent, options: EvaluateOptions): Promise<Evaluation> {
+    const routed = await routeText(
+      this.providers,
+      { text: prepared.payload as string, language: options.language },
+      options.policy,
+      { ...(options.reuse && { reuse: options.reuse }), ...(options.signal && { signal: options.signal }) },
+    );
+    return {
+      provider: routed.provider,
+      result: routed.result,
+      ...(routed.perProvider && { routing: { attempts: routed.attempts, perProvider: routed.perProvider } }),
+    };
   }
 
   fromStored(stored: string): PreparedContent {

@@ -205,7 +205,7 @@ export class MultimodalService {
         const itemStarted = performance.now();
         const evaluation = await this.evaluators
           .get(item.contentType)
-          .evaluate(item.prepared, { language, signal: abort.signal });
+          .evaluate(item.prepared, { language, policy, signal: abort.signal });
         return { item, index, evaluation, latency: round(performance.now() - itemStarted) };
       }),
     ).catch((error: unknown) => {

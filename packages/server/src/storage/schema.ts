@@ -1,3 +1,4 @@
+import type { ColumnType } from 'kysely';
 /**
  * Table shapes as stored. Both engines use portable column types: text for IDs, timestamps (ISO 8601 UTC,
  * which sort correctly as text) and JSON; integer 0/1 for booleans; double precision for fractional numbers.
@@ -178,6 +179,8 @@ export interface UsageTable {
   text_items: number;
   image_items: number;
   video_frames: number;
+  /** USD spent on external providers (migration 0007-usage-cost). */
+  cost_usd: ColumnType<number, number | undefined, number>;
 }
 
 /** Asynchronous video checks (migration 0005-videos); the final result is a decision with the same id. */

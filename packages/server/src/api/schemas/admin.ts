@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { PolicyRouting } from './common.ts';
 
 const PolicyCategory = Type.Object({
   threshold: Type.Number({ minimum: 0, maximum: 1 }),
@@ -16,6 +17,7 @@ export const Policy = Type.Object(
     name: Type.String(),
     description: Type.Union([Type.String(), Type.Null()]),
     categories: Type.Record(Type.String(), PolicyCategory),
+    routing: Type.Optional(PolicyRouting),
     version: Type.Integer(),
     builtin: Type.Boolean(),
     yamlContent: Type.String(),

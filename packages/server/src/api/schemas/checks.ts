@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { Action, CategoryResult, Metadata } from './common.ts';
+import { Action, CategoryResult, Metadata, ProviderAttempts } from './common.ts';
 import { MediaList } from './media.ts';
 
 export const CheckBody = Type.Object({
@@ -52,6 +52,7 @@ export const CheckResult = Type.Object(
     results: Type.Optional(Type.Array(Type.Unknown())),
     media: Type.Optional(MediaList),
     warnings: Type.Optional(ContentWarnings),
+    routing: Type.Optional(ProviderAttempts),
   },
   { $id: 'CheckResult' },
 );
@@ -93,6 +94,7 @@ export const Decision = Type.Object(
     replayOf: Type.Union([Type.String(), Type.Null()]),
     results: Type.Optional(Type.Array(Type.Unknown())),
     media: Type.Optional(MediaList),
+    routing: Type.Optional(ProviderAttempts),
   },
   { $id: 'Decision' },
 );

@@ -2,11 +2,12 @@ import { type Document, isMap, isScalar, LineCounter, type Node, parseDocument, 
 import { AppError } from '../errors.ts';
 import { ACTIONS, type Action, type CategoryName, POLICY_CATEGORY_NAMES } from '../taxonomy.ts';
 import type { PolicyCategory } from './policy.ts';
+import { type PolicyRouting, parseRouting, ROUTING_KEYS } from './routing.ts';
 
 export const MAX_POLICY_YAML_BYTES = 64 * 1024;
 
 const MAX_ALIASES = 20;
-const TOP_LEVEL_KEYS = new Set(['name', 'description', 'categories']);
+const TOP_LEVEL_KEYS = new Set<string>(['name', 'description', 'categories', ...ROUTING_KEYS]);
 const CATEGORY_KEYS = new Set(['threshold', 'action']);
 
 /** The first key that repeats an earlier key of its mapping, in one pass over each mapping. */
@@ -33,6 +34,8 @@ export interface ParsedPolicy {
   name: string;
   description: string | null;
   categories: Partial<Record<CategoryName, PolicyCategory>>;
+  /** Which providers judge the policy's text; null: the bundled models alone. */
+  routing: PolicyRouting | null;
 }
 
 /**
@@ -186,5 +189,11 @@ export function parsePolicyYaml(source: string): ParsedPolicy {
     }
     categories[name as CategoryName] = { threshold, action: entry.action as Action };
   }
-  return { name: root.name.trim(), description: (description as string | undefined) ?? null, categories };
+  const routing = parseRouting(root, doc, position);
+  return {
+    name: root.name.trim(),
+    description: (description as string | undefined) ?? null,
+    categories,
+    routing,
+  };
 }

@@ -1,4 +1,5 @@
 import type { Action, CategoryName } from '../taxonomy.ts';
+import type { PolicyRouting } from './routing.ts';
 
 export interface PolicyCategory {
   threshold: number;
@@ -11,6 +12,8 @@ export interface Policy {
   name: string;
   description: string | null;
   categories: Partial<Record<CategoryName, PolicyCategory>>;
+  /** Which providers judge text under this policy; null or absent: `local` alone. */
+  routing?: PolicyRouting | null;
   version: number;
   builtin: boolean;
   accountId: string | null;

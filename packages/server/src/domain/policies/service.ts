@@ -4,6 +4,12 @@ import { type Principal, requireScope } from '../principal.ts';
 import { BUILTIN_POLICY_SOURCES, builtinPolicy } from './builtin.ts';
 import { parsePolicyYaml } from './parse.ts';
 import { POLICY_ID_PATTERN, type Policy } from './policy.ts';
+import { routedProviders } from './routing.ts';
+
+/** The provider names policies may route to (`local` and the operator's). */
+export interface ProviderNames {
+  names(): string[];
+}
 
 export function validatePolicyId(policyId: unknown, field = 'policyId'): string {
   if (policyId === undefined || policyId === null) {
@@ -25,6 +31,7 @@ export function policyView(policy: Policy) {
     name: policy.name,
     description: policy.description,
     categories: policy.categories,
+    ...(policy.routing && { routing: policy.routing }),
     version: policy.version,
     builtin: policy.builtin,
     yamlContent: policy.yaml,
@@ -36,7 +43,10 @@ export function policyView(policy: Policy) {
 export class PolicyService {
   private readonly builtins: Map<string, Policy>;
 
-  constructor(private readonly policies: PolicyRepository) {
+  constructor(
+    private readonly policies: PolicyRepository,
+    private readonly providers: ProviderNames = { names: () => ['local'] },
+  ) {
     this.builtins = new Map(
       Object.entries(BUILTIN_POLICY_SOURCES).map(([id, yaml]) => [
         id,
@@ -60,6 +70,19 @@ export class PolicyService {
       throw new AppError('INVALID_YAML', 'yamlContent must be a string of YAML', { field: 'yamlContent' });
     }
     const parsed = parsePolicyYaml(input.yamlContent);
+    const known = this.providers.names();
+    for (const name of routedProviders(parsed.routing)) {
+      if (!known.includes(name)) {
+        throw new AppError(
+          'INVALID_POLICY',
+          `Unknown provider "${name}"; the operator configures providers`,
+          {
+            provider: name,
+            allowed: known,
+          },
+        );
+      }
+    }
     if (this.builtins.has(policyId)) {
       throw new AppError('DUPLICATE_POLICY_ID', `"${policyId}" is a built-in policy and cannot be replaced`, {
         policyId,

@@ -11,6 +11,8 @@ export interface UsageRow extends UsageUnits {
   accountId: string;
   month: string;
   evaluations: number;
+  /** USD spent on external providers. */
+  costUsd: number;
 }
 
 export const total = (u: UsageUnits) => u.text + u.image + u.videoFrames;
@@ -40,6 +42,31 @@ export class UsageRepository {
           image_items: sql`usage.image_items + ${units.image}`,
           video_frames: sql`usage.video_frames + ${units.videoFrames}`,
         }),
+      )
+      .execute();
+  }
+
+  /** Adds units now, in its own statement (evaluations that store no decision). */
+  async addNow(accountId: string, month: string, units: UsageUnits): Promise<void> {
+    await this.add(this.db, accountId, month, units);
+  }
+
+  /** Adds the USD an answered evaluation cost (in the caller's transaction), whoever reserved its units. */
+  async addCost(db: Db, accountId: string, month: string, costUsd: number): Promise<void> {
+    if (!(costUsd > 0)) return;
+    await db
+      .insertInto('usage')
+      .values({
+        account_id: accountId,
+        month,
+        evaluations: 0,
+        text_items: 0,
+        image_items: 0,
+        video_frames: 0,
+        cost_usd: costUsd,
+      })
+      .onConflict((oc) =>
+        oc.columns(['account_id', 'month']).doUpdateSet({ cost_usd: sql`usage.cost_usd + ${costUsd}` }),
       )
       .execute();
   }
@@ -105,6 +132,7 @@ export class UsageRepository {
       text: Number(row?.text_items ?? 0),
       image: Number(row?.image_items ?? 0),
       videoFrames: Number(row?.video_frames ?? 0),
+      costUsd: Math.round(Number(row?.cost_usd ?? 0) * 1e6) / 1e6,
     };
   }
 }

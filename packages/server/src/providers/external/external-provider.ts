@@ -1,0 +1,89 @@
+import type { CategoryName } from '../../domain/taxonomy.ts';
+import {
+  type Provider,
+  ProviderError,
+  type ProviderHealth,
+  type ProviderInput,
+  type ProviderResult,
+} from '../provider.ts';
+import type { ExternalProviderConfig } from './config-file.ts';
+import type { ProviderHttp } from './http.ts';
+import { round6 } from './stats.ts';
+
+/** What a kind's adapter returns: scores of the categories it judged, and how many HTTP calls that took. */
+export interface Judgement {
+  scores: Partial<Record<CategoryName, number>>;
+  calls: number;
+  modelVersion?: string;
+}
+
+/** An operator-configured provider of text scores behind an HTTP API; each kind supplies `judge`. */
+export abstract class ExternalProvider implements Provider {
+  readonly contentTypes = ['text'] as const;
+  readonly categories: readonly CategoryName[];
+  readonly name: string;
+
+  constructor(
+    readonly config: ExternalProviderConfig,
+    readonly http: ProviderHttp,
+    protected readonly apiKey: string | null,
+  ) {
+    this.name = config.name;
+    this.categories = config.categories;
+  }
+
+  get modelVersion(): string {
+    return `${this.config.kind}:${this.config.model ?? 'default'}`;
+  }
+
+  health(): ProviderHealth {
+    return {
+      name: this.name,
+      kind: this.config.kind,
+      state: this.http.breaker.state,
+      ...this.http.stats.snapshot(),
+    };
+  }
+
+  protected abstract judge(
+    text: string,
+    categories: CategoryName[],
+    signal?: AbortSignal,
+  ): Promise<Judgement>;
+
+  async evaluate(input: ProviderInput, signal?: AbortSignal): Promise<ProviderResult> {
+    if (input.contentType !== 'text') throw new ProviderError(this.name, `${this.name} judges text only`);
+    const asked = input.categories
+      ? this.categories.filter((c) => input.categories!.includes(c))
+      : [...this.categories];
+    const categories = asked.length > 0 ? asked : [...this.categories];
+    const judgement = await this.judge(input.text, categories, signal);
+    const evaluated = categories.filter((c) => judgement.scores[c] !== undefined);
+    const cost = round6(
+      this.config.costPerCall * judgement.calls + (this.config.costPer1kChars * input.text.length) / 1000,
+    );
+    this.http.stats.spent(cost);
+    return {
+      scores: judgement.scores,
+      evaluated,
+      modelVersion: judgement.modelVersion ?? this.modelVersion,
+      cost,
+    };
+  }
+}
+
+/** A malformed answer: the provider said something its documented API does not. */
+export function malformed(provider: string, what: string): ProviderError {
+  return new ProviderError(provider, `the provider answer is malformed: ${what}`);
+}
+
+export function probability(value: unknown): value is number {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0 && value <= 1;
+}
+
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export const bearer = (key: string | null): Record<string, string> =>
+  key ? { authorization: `Bearer ${key}` } : {};
