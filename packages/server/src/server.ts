@@ -24,21 +24,7 @@ export async function startServer(
 ): Promise<RunningServer> {
   const ctx = await createContext(config, secrets, options.overrides);
   const { firstKey } = await bootstrap(ctx);
-  const logger =
-    options.logger ??
-    ({
-      level: config.logLevel,
-      redact: {
-        paths: [
-          'req.headers.authorization',
-          'req.headers["idempotency-key"]',
-          'req.headers["x-goog-api-key"]',
-        ],
-        remove: true,
-      },
-      serializers: { req: requestForLog },
-      stream: new BufferedStdout(),
-    } as object);
+  const logger = options.logger ?? { ...loggerOptions(config), stream: new BufferedStdout() };
   const app = await buildApp(ctx, { logger, requestLogSample: config.requestLogSample ?? 1 });
   const address = await app.listen({ port: config.port, host: config.host });
   const worker = options.worker === false ? null : startWorker(ctx, { log: app.log });
@@ -64,6 +50,18 @@ export async function startServer(
       })();
       return stopping;
     },
+  };
+}
+
+/** The service's log settings: JSON lines without keys, secrets or evidence tokens. */
+export function loggerOptions(config: Pick<Config, 'logLevel'>): object {
+  return {
+    level: config.logLevel,
+    redact: {
+      paths: ['req.headers.authorization', 'req.headers["idempotency-key"]', 'req.headers["x-goog-api-key"]'],
+      remove: true,
+    },
+    serializers: { req: requestForLog },
   };
 }
 
