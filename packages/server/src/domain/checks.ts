@@ -1,11 +1,12 @@
 import { performance } from 'node:perf_hooks';
-import type { DecisionRecord, ReplayData } from '../storage/repositories/decisions.ts';
+import type { DecisionRecord } from '../storage/repositories/decisions.ts';
+import { highlightsOf, replayFields, replayHighlights, round, withRouting } from './check-records.ts';
 import { requireField, validateContentType, validateLanguage, validateMetadata } from './content.ts';
 import { type ContentWarning, textWarnings } from './content-warnings.ts';
 import type { DecisionService, DecisionStore } from './decisions.ts';
-import { applyPolicy, type CategoryResult, type Highlight, type PolicyOutcome } from './engine.ts';
+import { applyPolicy, type PolicyOutcome } from './engine.ts';
 import { AppError } from './errors.ts';
-import type { Evaluation, EvaluatorRegistry, PreparedContent } from './evaluators.ts';
+import type { EvaluatorRegistry, PreparedContent } from './evaluators.ts';
 import { newId } from './ids.ts';
 import { replayMultimodal } from './multimodal.ts';
 import type { Policy } from './policies/policy.ts';
@@ -33,51 +34,6 @@ export interface CheckRequest {
   contentType?: unknown;
   language?: unknown;
   metadata?: unknown;
-}
-
-const round = (ms: number) => Math.round(ms * 1000) / 1000;
-
-/** What every replay of `original` records the same way: its content and metadata, the link, the request. */
-function replayFields(original: DecisionRecord, policy: Policy, requestId: string | null, started: number) {
-  const request = original.request as { path?: string; body?: object };
-  return {
-    content: original.content,
-    contentType: original.contentType,
-    metadata: original.metadata,
-    requestId,
-    replayOf: original.decisionId,
-    ...(original.media && { media: original.media }),
-    request: {
-      path: request.path ?? '/v1/check',
-      body: { ...(request.body ?? {}), policyId: policy.policyId },
-    },
-    latency: round(performance.now() - started),
-  };
-}
-
-/** The highlights of categories the outcome does not list: kept with the decision for replays under other policies. */
-function replayHighlights(
-  all: Partial<Record<CategoryName, Highlight[]>> | undefined,
-  outcome: PolicyOutcome,
-): ReplayData | null {
-  if (!all) return null;
-  const listed = new Set<string>(outcome.categories.map((c) => c.category));
-  const out: Partial<Record<CategoryName, Highlight[]>> = {};
-  for (const [category, highlights] of Object.entries(all) as [CategoryName, Highlight[] | undefined][])
-    if (!listed.has(category) && highlights && highlights.length > 0) out[category] = highlights;
-  return Object.keys(out).length > 0 ? { highlights: out } : null;
-}
-
-/** Adds which providers were asked, and their own scores, to what a decision keeps for replays. */
-function withRouting(data: ReplayData | null, routing: Evaluation['routing']): ReplayData | null {
-  if (!routing) return data;
-  return { ...data, providers: routing.perProvider, routing: routing.attempts };
-}
-
-function highlightsOf(categories: CategoryResult[]): Partial<Record<CategoryName, Highlight[]>> {
-  const out: Partial<Record<CategoryName, Highlight[]>> = {};
-  for (const c of categories) if (c.highlights) out[c.category] = c.highlights;
-  return out;
 }
 
 /** Single checks, dry runs and replays: validate → resolve policy → evaluate → apply policy → store. */
