@@ -107,12 +107,16 @@ export async function createContext(
   const evaluators = new EvaluatorRegistry();
   evaluators.register(new TextEvaluator(providers));
   evaluators.register(
-    new ImageEvaluator(imageProvider, {
-      allowPrivate: config.allowPrivateUrls,
-      allowHttp: config.allowHttpMedia ?? false,
-      ...(config.caFile && { ca: extraCa(config) }),
-      ...overrides.imageFetch,
-    }),
+    new ImageEvaluator(
+      imageProvider,
+      {
+        allowPrivate: config.allowPrivateUrls,
+        allowHttp: config.allowHttpMedia ?? false,
+        ...(config.caFile && { ca: extraCa(config) }),
+        ...overrides.imageFetch,
+      },
+      providers,
+    ),
   );
   // Video URLs go through the same fetcher settings (and test seams) as image URLs.
   evaluators.register(createVideoEvaluator(config, imageProvider, overrides.imageFetch));

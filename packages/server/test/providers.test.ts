@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { photo } from './helpers/images.ts';
 import { AZURE_KEY, OPENAI_KEY, type ProviderTestBed, providerTestBed } from './helpers/provider-setup.ts';
 
 let bed: ProviderTestBed;
@@ -127,6 +128,47 @@ describe('external providers: each kind against its published API shape', () => 
     expect(res.body.categories[0].score).toBeCloseTo(4 / 6, 5);
     expect(res.body).toMatchObject({ provider: 'azure', action: 'block', cost: 0.0015 });
   });
+});
+
+describe('images routed to azure-content-safety (image:analyze)', () => {
+  it('sends the image as base64; Azure judges categories the bundled image model cannot', async () => {
+    await policy(
+      'img-azure',
+      'name: i\nprovider: azure\ncategories:\n  violence: { threshold: 0.5, action: block }\n  suggestive: { threshold: 0.9, action: warn }\n',
+    );
+    const bytes = await photo('jpeg');
+    bed.fake.behaviour = { imageSeverities: { Violence: 6 } };
+    const res = await bed.t.request('POST', '/v1/check', {
+      body: { content: bytes.toString('base64'), contentType: 'image', policyId: 'img-azure' },
+    });
+    expect(res.status).toBe(200);
+    const request = bed.fake.requests.at(-1)!;
+    expect(request.path).toBe('/contentsafety/image:analyze?api-version=2024-09-01');
+    expect(request.json).toEqual({
+      image: { content: bytes.toString('base64') },
+      categories: ['Violence'],
+      outputType: 'FourSeverityLevels',
+    });
+    expect(res.body).toMatchObject({ provider: 'azure', action: 'block', cost: 0.0015 });
+    expect(res.body.categories[0]).toMatchObject({ category: 'violence', score: 1, evaluated: true });
+    // suggestive is not an Azure category: the bundled image model judged it
+    expect(res.body.categories[1]).toMatchObject({ category: 'suggestive', evaluated: true });
+  }, 60_000);
+
+  it('a text-only provider is skipped for images: the bundled model answers', async () => {
+    const before = bed.fake.requests.length;
+    const res = await bed.t.request('POST', '/v1/check', {
+      body: {
+        content: (await photo('png')).toString('base64'),
+        contentType: 'image',
+        policyId: 'via-openai',
+      },
+    });
+    expect(res.status).toBe(200);
+    expect(bed.fake.requests.length).toBe(before);
+    expect(res.body.provider).toBe('local');
+    expect(res.body.routing.at(-1)).toMatchObject({ provider: 'openai', outcome: 'skipped' });
+  }, 60_000);
 });
 
 describe('failures: malformed answers, timeouts, retries, fallback, circuit breaker', () => {

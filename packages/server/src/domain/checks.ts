@@ -6,7 +6,7 @@ import { type ContentWarning, textWarnings } from './content-warnings.ts';
 import type { DecisionService, DecisionStore } from './decisions.ts';
 import { applyPolicy, type PolicyOutcome } from './engine.ts';
 import { AppError } from './errors.ts';
-import type { EvaluatorRegistry, PreparedContent } from './evaluators.ts';
+import type { Evaluation, EvaluatorRegistry, PreparedContent } from './evaluators.ts';
 import { newId } from './ids.ts';
 import { replayMultimodal } from './multimodal.ts';
 import type { Policy } from './policies/policy.ts';
@@ -245,6 +245,7 @@ export class CheckService {
       cost: 0,
       language: original.language,
     };
+    let routing: Evaluation['routing'];
     if (!covered) {
       // Multi-modal decisions were refused before getting here.
       const evaluator = this.evaluators.get(original.contentType as ContentType);
@@ -260,7 +261,7 @@ export class CheckService {
       }
       const language =
         (original.language as Parameters<typeof evaluator.evaluate>[1]['language'] | null) ?? 'auto';
-      const evaluation = await evaluator.evaluate(prepared, { language });
+      const evaluation = await evaluator.evaluate(prepared, { language, policy });
       source = {
         rawScores: evaluation.result.scores,
         evaluated: evaluation.result.evaluated,
@@ -270,6 +271,7 @@ export class CheckService {
         cost: evaluation.result.cost,
         language: evaluation.result.language ?? original.language,
       };
+      routing = evaluation.routing;
     }
     const outcome = applyPolicy(policy, {
       scores: source.rawScores,
@@ -284,7 +286,7 @@ export class CheckService {
       modelVersion: source.modelVersion,
       cost: source.cost,
       language: source.language,
-      replayData: replayHighlights(source.highlights, outcome),
+      replayData: withRouting(replayHighlights(source.highlights, outcome), routing),
     });
   }
 

@@ -4,11 +4,11 @@ import { AppError } from './errors.ts';
 import type { MediaRef } from './media.ts';
 import type { Policy } from './policies/policy.ts';
 import {
+  type NamedProviders,
   type ProviderAttempt,
   type ProviderScores,
   type ReuseScores,
-  routeText,
-  type TextProviders,
+  routeContent,
 } from './routing.ts';
 import type { ContentType, Language } from './taxonomy.ts';
 
@@ -65,7 +65,7 @@ export function preparedFromStoredUrl(evaluator: ContentEvaluator, stored: strin
 export class TextEvaluator implements ContentEvaluator {
   readonly contentType = 'text' as const;
 
-  constructor(private readonly providers: TextProviders) {}
+  constructor(private readonly providers: NamedProviders) {}
 
   prepare(content: unknown, field: string): PreparedContent {
     const text = validateText(content, field);
@@ -73,9 +73,9 @@ export class TextEvaluator implements ContentEvaluator {
   }
 
   async evaluate(prepared: PreparedContent, options: EvaluateOptions): Promise<Evaluation> {
-    const routed = await routeText(
+    const routed = await routeContent(
       this.providers,
-      { text: prepared.payload as string, language: options.language },
+      { contentType: 'text', text: prepared.payload as string, language: options.language },
       options.policy,
       { ...(options.reuse && { reuse: options.reuse }), ...(options.signal && { signal: options.signal }) },
     );

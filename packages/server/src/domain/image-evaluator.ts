@@ -11,10 +11,12 @@ import type { Provider } from '../providers/provider.ts';
 import { AppError } from './errors.ts';
 import {
   type ContentEvaluator,
+  type EvaluateOptions,
   type Evaluation,
   type PreparedContent,
   preparedFromStoredUrl,
 } from './evaluators.ts';
+import { type NamedProviders, routeContent } from './routing.ts';
 
 interface ImagePayload {
   input: ImageInput;
@@ -32,6 +34,8 @@ export class ImageEvaluator implements ContentEvaluator {
   constructor(
     private readonly provider: Provider,
     private readonly fetchOptions: ImageFetchOptions,
+    /** The operator's providers, for policies that route images (e.g. to Azure Content Safety). */
+    private readonly providers?: NamedProviders,
   ) {}
 
   prepare(content: unknown, field: string): PreparedContent {
@@ -43,7 +47,7 @@ export class ImageEvaluator implements ContentEvaluator {
     };
   }
 
-  async evaluate(prepared: PreparedContent, options: { signal?: AbortSignal } = {}): Promise<Evaluation> {
+  async evaluate(prepared: PreparedContent, options: Partial<EvaluateOptions> = {}): Promise<Evaluation> {
     const { input, field } = prepared.payload as ImagePayload;
     const fetched = input.kind === 'url';
     const bytes = fetched ? await fetchImage(input.url, field, this.fetchOptions) : input.bytes;
@@ -57,8 +61,24 @@ export class ImageEvaluator implements ContentEvaluator {
       input.kind === 'inline' ? input.sha256 : undefined,
     );
     try {
-      const result = await this.provider.evaluate({ contentType: 'image', image: bytes }, options.signal);
-      return { provider: this.provider.name, result, media: [media] };
+      if (!this.providers || !options.policy?.routing) {
+        const result = await this.provider.evaluate({ contentType: 'image', image: bytes }, options.signal);
+        return { provider: this.provider.name, result, media: [media] };
+      }
+      const routed = await routeContent(
+        this.providers,
+        { contentType: 'image', image: bytes },
+        options.policy,
+        options.signal ? { signal: options.signal } : {},
+      );
+      return {
+        provider: routed.provider,
+        result: routed.result,
+        media: [media],
+        ...(routed.perProvider && {
+          routing: { attempts: routed.attempts, perProvider: routed.perProvider },
+        }),
+      };
     } catch (error) {
       if (error instanceof ImageDecodeError) {
         throw new AppError(notImage, `${field} could not be decoded as an image`, {

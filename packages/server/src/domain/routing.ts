@@ -1,8 +1,13 @@
 import { performance } from 'node:perf_hooks';
-import { ProviderError, type ProviderResult } from '../providers/provider.ts';
+import {
+  type Provider,
+  ProviderError,
+  type ProviderInput,
+  type ProviderResult,
+} from '../providers/provider.ts';
 import type { Highlight } from './engine.ts';
 import type { Policy } from './policies/policy.ts';
-import type { CategoryName, Language } from './taxonomy.ts';
+import type { CategoryName, ContentType } from './taxonomy.ts';
 
 /** One provider's part in a decision: why it was (or was not) asked, and what came of it. */
 export interface ProviderAttempt {
@@ -37,9 +42,9 @@ export interface RoutedEvaluation {
   perProvider: Record<string, ProviderScores> | null;
 }
 
-/** The text providers by name: `local` and the operator's external ones. */
-export interface TextProviders {
-  named(name: string): import('../providers/provider.ts').Provider | undefined;
+/** The providers by name: `local` (the bundled model for the content type) and the operator's external ones. */
+export interface NamedProviders {
+  named(name: string, contentType?: ContentType): Provider | undefined;
 }
 
 type RoutingPolicy = Pick<Policy, 'categories' | 'routing'>;
@@ -47,31 +52,34 @@ type RoutingPolicy = Pick<Policy, 'categories' | 'routing'>;
 const round = (ms: number) => Math.round(ms * 1000) / 1000;
 
 /**
- * Runs a policy's routing for one text (issue 19). The bundled model always runs (milliseconds, no cost, and the
- * cascade needs its scores); an external provider's scores replace local ones for the categories it judges. A
- * provider that fails hands over to the next of `fallback`; `local` there accepts the bundled model's scores;
- * with nothing left, the evaluation fails with ProviderError (502 PROVIDER_ERROR). `reuse` holds scores stored with
- * an earlier decision (a replay): those providers are not asked again.
+ * Runs a policy's routing for one text or image (issue 19). The bundled model always runs (cheap, and the cascade
+ * needs its scores); an external provider's scores replace local ones for the categories it judges. A provider that
+ * fails hands over to the next of `fallback`; `local` there accepts the bundled model's scores; a provider that
+ * cannot judge this content type or any of the policy's categories is skipped; when every candidate was skipped the
+ * bundled model answers, and when one failed and nothing answered, the evaluation fails with ProviderError
+ * (502 PROVIDER_ERROR). `reuse` holds scores stored with an earlier decision (a replay): those providers are not
+ * asked again.
  */
-export async function routeText(
-  providers: TextProviders,
-  input: { text: string; language: Language | 'auto' },
+export async function routeContent(
+  providers: NamedProviders,
+  input: ProviderInput,
   policy: RoutingPolicy | undefined,
   options: { reuse?: ReuseScores; signal?: AbortSignal } = {},
 ): Promise<RoutedEvaluation> {
   const attempts: ProviderAttempt[] = [];
   const reuse = options.reuse ?? {};
   const routing = policy?.routing ?? null;
+  const type = input.contentType;
   const policyCategories = policy ? (Object.keys(policy.categories) as CategoryName[]) : [];
-  // the bundled text model, whatever its name (tests replace it)
-  const localName = providers.named('local')?.name ?? 'local';
+  // the bundled model, whatever its name (tests replace it)
+  const localName = providers.named('local', type)?.name ?? 'local';
   const ask = async (
     name: string,
     role: ProviderAttempt['role'],
     reason: string,
     categories?: CategoryName[],
   ) => {
-    const provider = providers.named(name);
+    const provider = providers.named(name, type);
     const stored = reuse[name];
     // stored scores serve only if they cover what is asked of this provider now
     const needed = (categories ?? policyCategories).filter((c) => provider?.categories.includes(c) ?? false);
@@ -82,15 +90,8 @@ export async function routeText(
     const started = performance.now();
     try {
       if (!provider) throw new ProviderError(name, `provider "${name}" is not configured`);
-      const result = await provider.evaluate(
-        {
-          contentType: 'text',
-          text: input.text,
-          language: input.language,
-          ...(categories && { categories }),
-        },
-        options.signal,
-      );
+      const asked: ProviderInput = categories ? { ...input, categories } : input;
+      const result = await provider.evaluate(asked, options.signal);
       attempts.push({
         provider: name,
         role,
@@ -114,8 +115,8 @@ export async function routeText(
     }
   };
 
-  const local = await ask('local', 'local', 'the bundled model judges every text');
-  if (!local) throw new ProviderError(localName, 'the bundled text model failed');
+  const local = await ask('local', 'local', `the bundled model judges every ${type}`);
+  if (!local) throw new ProviderError(localName, `the bundled ${type} model failed`);
   if (!routing || (routing.provider === 'local' && !routing.escalate))
     return { provider: localName, result: local, attempts, perProvider: null };
 
@@ -124,7 +125,7 @@ export async function routeText(
   let reason = 'the policy names this provider';
   if (routing.escalate) {
     const band = routing.escalate.band;
-    const judges = new Set(providers.named(target)?.categories ?? []);
+    const judges = new Set(providers.named(target, type)?.categories ?? []);
     const uncertain = policyCategories.filter((c) => {
       const threshold = policy!.categories[c]!.threshold;
       const score = local.scores[c];
@@ -144,14 +145,26 @@ export async function routeText(
 
   const perProvider: Record<string, ProviderScores> = { local: scoresOf(local) };
   const candidates = [target, ...routing.fallback];
+  let failed = false;
   for (const [index, name] of candidates.entries()) {
-    const why = index === 0 ? reason : `fallback after ${candidates[index - 1]} failed`;
+    const why =
+      index === 0 ? reason : `fallback after ${candidates[index - 1]} ${failed ? 'failed' : 'was skipped'}`;
     const candidateRole = index === 0 ? role : 'fallback';
     if (name === 'local') {
       attempts.push({ provider: 'local', role: candidateRole, outcome: 'reused', reason: why });
       return { provider: localName, result: local, attempts, perProvider };
     }
-    const asked = policyCategories.filter((c) => providers.named(name)?.categories.includes(c) ?? true);
+    const provider = providers.named(name, type);
+    if (provider && !provider.contentTypes.includes(type)) {
+      attempts.push({
+        provider: name,
+        role: candidateRole,
+        outcome: 'skipped',
+        reason: `it does not judge ${type}s`,
+      });
+      continue;
+    }
+    const asked = policyCategories.filter((c) => provider?.categories.includes(c) ?? true);
     if (asked.length === 0) {
       attempts.push({
         provider: name,
@@ -159,13 +172,17 @@ export async function routeText(
         outcome: 'skipped',
         reason: 'it judges none of the policy’s categories',
       });
-      return { provider: localName, result: local, attempts, perProvider };
+      continue;
     }
     const result = await ask(name, candidateRole, why, asked);
-    if (!result) continue;
+    if (!result) {
+      failed = true;
+      continue;
+    }
     perProvider[name] = scoresOf(result);
     return { provider: name, result: merge(local, result), attempts, perProvider };
   }
+  if (!failed) return { provider: localName, result: local, attempts, perProvider };
   const error = new ProviderError(target, 'no provider of the policy answered');
   Object.assign(error, { attempts });
   throw error;

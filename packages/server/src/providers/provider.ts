@@ -13,7 +13,7 @@ export type ProviderInput =
       /** The categories the policy asks for; providers that prompt per category (chat guards) judge only these. */
       categories?: readonly CategoryName[];
     }
-  | { contentType: 'image'; image: Uint8Array };
+  | { contentType: 'image'; image: Uint8Array; categories?: readonly CategoryName[] };
 
 export interface ProviderResult {
   scores: Partial<Record<CategoryName, number>>;

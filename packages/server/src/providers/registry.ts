@@ -20,9 +20,9 @@ export class ProviderRegistry {
     return this.byType.get(type);
   }
 
-  /** A text provider by name: `local` is the bundled text model. */
-  named(name: string): Provider | undefined {
-    return name === 'local' ? this.byType.get('text') : this.byName.get(name);
+  /** A provider by name: `local` is the bundled model for the content type (default text). */
+  named(name: string, contentType: ContentType = 'text'): Provider | undefined {
+    return name === 'local' ? this.byType.get(contentType) : this.byName.get(name);
   }
 
   /** Every name a policy may route to. */

@@ -27,6 +27,8 @@ export interface FakeBehaviour {
   /** Omit `logprobs` from chat completions (servers that do not return them). */
   noLogprobs?: boolean;
   retryAfter?: string;
+  /** Azure image:analyze severities by Azure category (images carry no text markers). */
+  imageSeverities?: Record<string, number>;
 }
 
 const OPENAI_CATEGORIES = [
@@ -113,6 +115,7 @@ export class FakeAiProviders {
     if (path.startsWith('/v1/moderations')) return this.moderation(json);
     if (path.startsWith('/v1/chat/completions')) return this.chat(json);
     if (path.startsWith('/contentsafety/text:analyze')) return this.azure(json);
+    if (path.startsWith('/contentsafety/image:analyze')) return this.azureImage(json);
     return { error: 'unknown path' };
   }
 
@@ -215,6 +218,19 @@ export class FakeAiProviders {
         },
       ],
       usage: { prompt_tokens: 100, completion_tokens: tokens.length, total_tokens: 100 + tokens.length },
+    };
+  }
+
+  /** Azure AI Content Safety image:analyze (2024-09-01): `{ image: { content: base64 } }`. */
+  private azureImage(json: { image?: { content?: string }; categories?: string[] }) {
+    if (typeof json.image?.content !== 'string' || json.image.content.length === 0)
+      return { error: { code: 'InvalidRequestBody', message: 'image.content is required' } };
+    const asked = json.categories ?? ['Hate', 'SelfHarm', 'Sexual', 'Violence'];
+    return {
+      categoriesAnalysis: asked.map((category) => ({
+        category,
+        severity: this.behaviour.imageSeverities?.[category] ?? 0,
+      })),
     };
   }
 

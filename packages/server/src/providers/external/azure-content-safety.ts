@@ -8,8 +8,9 @@ const AZURE_CATEGORY: Partial<Record<CategoryName, string>> = {
   sexual: 'Sexual',
   violence: 'Violence',
 };
-/** Azure Content Safety's limit for text:analyze. */
+/** Azure Content Safety's limits for text:analyze and image:analyze. */
 const MAX_CHARS = 10_000;
+const MAX_IMAGE_BYTES = 4 * 1024 * 1024;
 const API_VERSION = '2024-09-01';
 
 /**
@@ -17,8 +18,13 @@ const API_VERSION = '2024-09-01';
  * 0.5 threshold triggers at "medium" (4), the level Azure's own filters block by default.
  */
 export class AzureContentSafetyProvider extends ExternalProvider {
+  override readonly contentTypes = ['text', 'image'] as const;
   private readonly endpoint = new URL(
     `/contentsafety/text:analyze?api-version=${API_VERSION}`,
+    this.config.url,
+  ).toString();
+  private readonly imageEndpoint = new URL(
+    `/contentsafety/image:analyze?api-version=${API_VERSION}`,
     this.config.url,
   ).toString();
 
@@ -30,8 +36,33 @@ export class AzureContentSafetyProvider extends ExternalProvider {
       categories: categories.map((c) => AZURE_CATEGORY[c]),
       outputType: 'FourSeverityLevels',
     };
+    return this.analyze(this.endpoint, body, categories, signal);
+  }
+
+  /** image:analyze takes the image as base64; JPEG, PNG, GIF, BMP, TIFF or WebP up to 4 MB. */
+  protected override async judgeImage(
+    image: Uint8Array,
+    categories: CategoryName[],
+    signal?: AbortSignal,
+  ): Promise<Judgement> {
+    if (image.byteLength > MAX_IMAGE_BYTES)
+      throw new ProviderError(this.name, 'Azure Content Safety analyzes images of at most 4 MB');
+    const body = {
+      image: { content: Buffer.from(image).toString('base64') },
+      categories: categories.map((c) => AZURE_CATEGORY[c]),
+      outputType: 'FourSeverityLevels',
+    };
+    return this.analyze(this.imageEndpoint, body, categories, signal);
+  }
+
+  private async analyze(
+    url: string,
+    body: unknown,
+    categories: CategoryName[],
+    signal?: AbortSignal,
+  ): Promise<Judgement> {
     const answer = await this.http.postJson(
-      this.endpoint,
+      url,
       body,
       { 'ocp-apim-subscription-key': this.apiKey ?? '' },
       signal,

@@ -1,4 +1,4 @@
-import type { CategoryName } from '../../domain/taxonomy.ts';
+import type { CategoryName, ContentType } from '../../domain/taxonomy.ts';
 import {
   type Provider,
   ProviderError,
@@ -17,9 +17,9 @@ export interface Judgement {
   modelVersion?: string;
 }
 
-/** An operator-configured provider of text scores behind an HTTP API; each kind supplies `judge`. */
+/** An operator-configured provider of scores behind an HTTP API; each kind supplies `judge` (and `judgeImage`). */
 export abstract class ExternalProvider implements Provider {
-  readonly contentTypes = ['text'] as const;
+  readonly contentTypes: readonly ContentType[] = ['text'];
   readonly categories: readonly CategoryName[];
   readonly name: string;
 
@@ -51,16 +51,27 @@ export abstract class ExternalProvider implements Provider {
     signal?: AbortSignal,
   ): Promise<Judgement>;
 
+  /** Kinds that judge images too list 'image' in `contentTypes` and implement this. */
+  protected judgeImage?(
+    image: Uint8Array,
+    categories: CategoryName[],
+    signal?: AbortSignal,
+  ): Promise<Judgement>;
+
   async evaluate(input: ProviderInput, signal?: AbortSignal): Promise<ProviderResult> {
-    if (input.contentType !== 'text') throw new ProviderError(this.name, `${this.name} judges text only`);
-    const asked = input.categories
-      ? this.categories.filter((c) => input.categories!.includes(c))
-      : [...this.categories];
+    if (!this.contentTypes.includes(input.contentType) || (input.contentType === 'image' && !this.judgeImage))
+      throw new ProviderError(this.name, `${this.name} does not judge ${input.contentType}s`);
+    const wanted = input.categories;
+    const asked = wanted ? this.categories.filter((c) => wanted.includes(c)) : [...this.categories];
     const categories = asked.length > 0 ? asked : [...this.categories];
-    const judgement = await this.judge(input.text, categories, signal);
+    const judgement =
+      input.contentType === 'text'
+        ? await this.judge(input.text, categories, signal)
+        : await this.judgeImage!(input.image, categories, signal);
     const evaluated = categories.filter((c) => judgement.scores[c] !== undefined);
+    const chars = input.contentType === 'text' ? input.text.length : 0;
     const cost = round6(
-      this.config.costPerCall * judgement.calls + (this.config.costPer1kChars * input.text.length) / 1000,
+      this.config.costPerCall * judgement.calls + (this.config.costPer1kChars * chars) / 1000,
     );
     this.http.stats.spent(cost);
     return {
