@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.ts';
 import { parseProviders } from '../src/providers/external/config-file.ts';
 import { tempDir } from './helpers/databases.ts';
+import { verdict } from './helpers/process.ts';
 
 function load(yaml: string, env: Record<string, string> = {}) {
   const dir = tempDir('verdict-providers-');
@@ -128,4 +129,35 @@ describe('VERDICT_PROVIDERS_FILE', () => {
   it('an empty providers map is fine: local alone', () => {
     expect(parseProviders('providers: {}\n')).toEqual([]);
   });
+
+  it('`verdict serve` with a bad file exits 2 and names the line; a missing key names its variable', async () => {
+    const dir = tempDir('verdict-providers-');
+    const file = path.join(dir, 'providers.yaml');
+    fs.writeFileSync(
+      file,
+      'providers:\n  guard:\n    kind: openai-chat-guard\n    family: llama-guard\n    model: m\n    url: https://x.example\n    maxConcurrency: -1\n',
+    );
+    const res = await verdict(['serve'], {
+      VERDICT_DATA_DIR: dir,
+      VERDICT_PROVIDERS_FILE: file,
+      VERDICT_TEXT_WARMUP: 'false',
+    });
+    expect(res.code).toBe(2);
+    expect(res.stderr).toContain(
+      `Invalid VERDICT_PROVIDERS_FILE: ${file} line 7: \`maxConcurrency\` of "guard" must be an integer`,
+    );
+    fs.writeFileSync(
+      file,
+      'providers:\n  openai:\n    kind: openai-moderation\n    url: https://x.example\n    apiKeyEnv: NOT_SET_ANYWHERE_KEY\n',
+    );
+    const missing = await verdict(['serve'], {
+      VERDICT_DATA_DIR: dir,
+      VERDICT_PROVIDERS_FILE: file,
+      VERDICT_TEXT_WARMUP: 'false',
+    });
+    expect([missing.code, missing.stderr]).toEqual([
+      2,
+      expect.stringContaining('Invalid NOT_SET_ANYWHERE_KEY: provider "openai" reads its key from it'),
+    ]);
+  }, 60_000);
 });
