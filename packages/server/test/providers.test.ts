@@ -84,6 +84,19 @@ describe('external providers: each kind against its published API shape', () => 
     expect(res.body.categories[0]).toMatchObject({ score: 1, triggered: true });
   });
 
+  it('logprobs: false asks for none (servers that refuse the parameter); maxTokens is sent as set', async () => {
+    await policy(
+      'via-guard-plain',
+      'name: g\nprovider: guard-plain\ncategories:\n  hate: { threshold: 0.5, action: block }\n',
+    );
+    const res = await check('hate:0.7 text', 'via-guard-plain');
+    const request = bed.fake.requests.at(-1)!;
+    expect(request.json.logprobs).toBeUndefined();
+    expect(request.json.top_logprobs).toBeUndefined();
+    expect(request.json.max_tokens).toBe(8);
+    expect(res.body.categories[0]).toMatchObject({ score: 1, triggered: true });
+  });
+
   it('ShieldGemma: one yes/no prompt per category, P(Yes) as the score, priced per 1k characters', async () => {
     const before = bed.fake.requests.length;
     const text = 'harassment:0.75 and hate:0.1';
@@ -111,6 +124,7 @@ describe('external providers: each kind against its published API shape', () => 
     expect(system.content).toContain('- hate:');
     expect(system.content).toContain('- spam:');
     expect(system.content).not.toContain('- violence:');
+    expect(request.json).toMatchObject({ reasoning_effort: 'low', max_tokens: 2048 });
     expect(res.body.categories[0]).toMatchObject({ category: 'hate', triggered: true });
     expect(res.body.categories[0].score).toBeCloseTo(0.85, 3);
   });

@@ -27,6 +27,13 @@ ${common}  guard:
     family: llama-guard
     model: meta-llama/Llama-Guard-3-8B
     url: ${fakeUrl}/v1/chat/completions
+${common}  guard-plain:
+    kind: openai-chat-guard
+    family: llama-guard
+    model: meta-llama/Llama-Guard-3-1B
+    url: ${fakeUrl}/v1/chat/completions
+    logprobs: false
+    maxTokens: 8
 ${common}  shield:
     kind: openai-chat-guard
     family: shieldgemma

@@ -19,7 +19,7 @@ export class ChatGuardProvider extends ExternalProvider {
   protected async judge(text: string, categories: CategoryName[], signal?: AbortSignal): Promise<Judgement> {
     switch (this.config.family) {
       case 'llama-guard': {
-        const answer = await this.complete(llamaGuardMessages(text), 10, signal);
+        const answer = await this.complete(llamaGuardMessages(text), 20, signal);
         return { scores: parseLlamaGuard(this.name, answer, categories), calls: 1 };
       }
       case 'shieldgemma': {
@@ -33,11 +33,10 @@ export class ChatGuardProvider extends ExternalProvider {
         return { scores: Object.fromEntries(scores), calls: categories.length };
       }
       default: {
-        const answer = await this.complete(
-          safeguardMessages(text, categories),
-          20 + 12 * categories.length,
-          signal,
-        );
+        // gpt-oss reasons before it answers, and its reasoning counts against max_tokens
+        const answer = await this.complete(safeguardMessages(text, categories), 2048, signal, {
+          reasoning_effort: 'low',
+        });
         return { scores: parseSafeguard(this.name, answer, categories), calls: 1 };
       }
     }
@@ -47,14 +46,15 @@ export class ChatGuardProvider extends ExternalProvider {
     messages: { role: string; content: string }[],
     maxTokens: number,
     signal?: AbortSignal,
+    extra: Record<string, unknown> = {},
   ) {
     const body = {
       model: this.config.model,
       messages,
       temperature: 0,
-      max_tokens: maxTokens,
-      logprobs: true,
-      top_logprobs: 5,
+      max_tokens: this.config.maxTokens ?? maxTokens,
+      ...(this.config.logprobs && { logprobs: true, top_logprobs: 5 }),
+      ...extra,
     };
     return readChatAnswer(
       this.name,

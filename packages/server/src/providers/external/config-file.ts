@@ -30,6 +30,10 @@ export interface ExternalProviderConfig {
   allowPrivateNetwork: boolean;
   /** Consecutive failed calls that open the circuit, and how long it stays open before one trial call. */
   circuitBreaker: { failures: number; openMs: number };
+  /** openai-chat-guard: ask for log probabilities (servers that refuse the parameter need false). */
+  logprobs: boolean;
+  /** openai-chat-guard: `max_tokens` of the answer; null = the family's default (reasoning models need room). */
+  maxTokens: number | null;
 }
 
 /** Categories each kind can judge at all; `categories` in the file may narrow them. */
@@ -56,6 +60,8 @@ const KEYS = new Set([
   'categories',
   'allowPrivateNetwork',
   'circuitBreaker',
+  'logprobs',
+  'maxTokens',
 ]);
 const NAME = /^[a-z][a-z0-9_-]{0,31}$/;
 const ENV_NAME = /^[A-Z_][A-Z0-9_]{0,127}$/;
@@ -187,6 +193,13 @@ function parseOne(name: string, node: unknown, fail: Fail): ExternalProviderConf
     fail(where('family'), `\`family\` of "${name}" must be one of ${GUARD_FAMILIES.join(', ')}`);
   const model = text('model', kind === 'openai-chat-guard');
   const allowPrivateNetwork = value('allowPrivateNetwork') ?? false;
+  const logprobs = value('logprobs') ?? true;
+  if (typeof logprobs !== 'boolean') fail(where('logprobs'), '`logprobs` must be true or false');
+  if (kind !== 'openai-chat-guard' && (entries.has('logprobs') || entries.has('maxTokens')))
+    fail(
+      where(entries.has('logprobs') ? 'logprobs' : 'maxTokens'),
+      '`logprobs` and `maxTokens` apply to openai-chat-guard only',
+    );
   if (typeof allowPrivateNetwork !== 'boolean')
     fail(where('allowPrivateNetwork'), '`allowPrivateNetwork` must be true or false');
   const url = text('url', true) as string;
@@ -253,5 +266,7 @@ function parseOne(name: string, node: unknown, fail: Fail): ExternalProviderConf
     categories,
     allowPrivateNetwork,
     circuitBreaker,
+    logprobs: logprobs as boolean,
+    maxTokens: entries.has('maxTokens') ? number('maxTokens', 0, 1, 32_768, true) : null,
   };
 }
