@@ -280,6 +280,13 @@ describe('failures: malformed answers, timeouts, retries, fallback, circuit brea
     ).toBe('half_open');
   });
 
+  it('keeps connections alive between calls', async () => {
+    await check('hate:0.1', 'via-azure');
+    const connections = bed.fake.connections;
+    for (let i = 0; i < 5; i++) expect((await check('hate:0.1', 'via-azure')).status).toBe(200);
+    expect(bed.fake.connections).toBe(connections);
+  });
+
   it('never has more than maxConcurrency calls in flight to a provider', async () => {
     // the slow provider's abandoned call may still be waiting at the fake
     while (bed.fake.inFlight > 0) await new Promise((r) => setTimeout(r, 20));

@@ -61,6 +61,8 @@ export class FakeAiProviders {
   behaviour: FakeBehaviour = {};
   inFlight = 0;
   maxInFlight = 0;
+  /** TLS connections accepted (keep-alive reuse keeps this low). */
+  connections = 0;
   private server: https.Server | null = null;
   port = 0;
 
@@ -101,6 +103,7 @@ export class FakeAiProviders {
         }, b.delayMs ?? 0);
       });
     });
+    server.on('secureConnection', () => this.connections++);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     this.server = server;
     this.port = (server.address() as AddressInfo).port;

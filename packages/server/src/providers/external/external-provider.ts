@@ -36,6 +36,10 @@ export abstract class ExternalProvider implements Provider {
     return `${this.config.kind}:${this.config.model ?? 'default'}`;
   }
 
+  async close(): Promise<void> {
+    this.http.close();
+  }
+
   health(): ProviderHealth {
     return {
       name: this.name,

@@ -1,3 +1,5 @@
+import http from 'node:http';
+import https from 'node:https';
 import { performance } from 'node:perf_hooks';
 import { type Resolver, safeFetch, UnsafeUrlError } from '../../media/safe-fetch.ts';
 import { ProviderError } from '../provider.ts';
@@ -28,12 +30,20 @@ export class ProviderHttp {
   private readonly waiting: { resolve: () => void; timer: NodeJS.Timeout }[] = [];
   /** Calls in flight right now, and the most ever seen at once (tests check the bound). */
   peakInFlight = 0;
+  /** Connections are kept alive between calls: a TLS handshake per call would cost more than many answers. */
+  private readonly agent: http.Agent;
 
   constructor(
     readonly config: ExternalProviderConfig,
     private readonly fetchOptions: ProviderFetchOptions = {},
   ) {
     this.breaker = new CircuitBreaker(config.circuitBreaker.failures, config.circuitBreaker.openMs);
+    const options = { keepAlive: true, maxSockets: config.maxConcurrency, timeout: 60_000 };
+    this.agent = config.url.startsWith('https:') ? new https.Agent(options) : new http.Agent(options);
+  }
+
+  close(): void {
+    this.agent.destroy();
   }
 
   /** POSTs `body` as JSON to `url`; the parsed JSON answer, or ProviderError. */
@@ -91,6 +101,7 @@ export class ProviderHttp {
           connectTimeoutMs: Math.min(remaining, 5000),
           totalTimeoutMs: remaining,
           maxRedirects: 0,
+          agent: this.agent,
           ...(this.fetchOptions.ca && { ca: this.fetchOptions.ca }),
           ...(this.fetchOptions.lookup && { lookup: this.fetchOptions.lookup }),
           ...(signal && { signal }),
