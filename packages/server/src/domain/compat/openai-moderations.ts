@@ -71,7 +71,8 @@ export class OpenAIModerationService {
             const evaluations = await Promise.all(
               parts.map(async (p) => ({
                 type: p.contentType as 'text' | 'image',
-                result: (await this.evaluators.get(p.contentType).evaluate(p, { language: 'auto' })).result,
+                // the service's default language, as /v1/check: a text in another language is also scored in it
+                result: (await this.evaluators.get(p.contentType).evaluate(p, { language: 'en' })).result,
               })),
             );
             return result(evaluations);
