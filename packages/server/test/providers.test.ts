@@ -352,7 +352,10 @@ describe('cascade, replay, cost and usage', () => {
     expect(bed.fake.requests.length).toBe(before);
   });
 
-  it('shows the month’s provider cost in usage, per account', async () => {
+  it('shows the month’s provider cost in usage, per account, and per provider in /v1/providers', async () => {
+    const openaiBefore = (await bed.t.request('GET', '/v1/providers')).body.providers.find(
+      (p: any) => p.name === 'openai',
+    );
     const { key } = await bed.t.newKey(['check', 'policies:write', 'decisions:read']);
     await bed.t.request('POST', '/v1/policies', {
       key,
@@ -368,6 +371,11 @@ describe('cascade, replay, cost and usage', () => {
       ).toBe(200);
     const usage = await bed.t.request('GET', '/v1/usage', { key });
     expect(usage.body).toMatchObject({ evaluations: 3, costUsd: 0.003 });
+    const after = (await bed.t.request('GET', '/v1/providers')).body.providers.find(
+      (p: any) => p.name === 'openai',
+    );
+    expect(after.evaluationsThisMonth - openaiBefore.evaluationsThisMonth).toBe(3);
+    expect(after.spendThisMonthUsd - openaiBefore.spendThisMonthUsd).toBeCloseTo(0.003, 9);
   });
 
   it('refuses a policy naming an unknown provider, or escalating to local', async () => {

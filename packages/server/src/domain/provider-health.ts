@@ -1,18 +1,27 @@
 import type { Provider, ProviderHealth } from '../providers/provider.ts';
 import { type Principal, requireOperatorAdmin } from './principal.ts';
+import type { UsageService } from './usage.ts';
 
 export interface ProviderView extends Omit<ProviderHealth, 'since'> {
   categories: string[];
   contentTypes: string[];
   since: string | null;
+  /** From stored decisions, on every instance: evaluations the provider answered this month and their USD. */
+  evaluationsThisMonth: number;
+  spendThisMonthUsd: number;
 }
 
-/** GET /v1/providers: `local` and the operator's providers, with their health and spend (operator admins only). */
-export function listProviders(
+/**
+ * GET /v1/providers: `local` and the operator's providers, with their health (this instance's counters) and this
+ * month's spend (stored with the decisions, so across instances and restarts). Operator admins only.
+ */
+export async function listProviders(
   principal: Principal,
   providers: { all(): Provider[]; external(): Provider[] },
-): ProviderView[] {
+  usage: Pick<UsageService, 'providerSpend'>,
+): Promise<ProviderView[]> {
   requireOperatorAdmin(principal);
+  const spend = await usage.providerSpend();
   const local: ProviderView = {
     name: 'local',
     kind: 'bundled',
@@ -23,8 +32,9 @@ export function listProviders(
     failures: 0,
     errorRate: 0,
     latencyMs: { p50: null, p99: null },
-    spendThisMonthUsd: 0,
     since: null,
+    evaluationsThisMonth: 0,
+    spendThisMonthUsd: 0,
   };
   return [
     local,
@@ -32,6 +42,8 @@ export function listProviders(
       ...p.health!(),
       categories: [...p.categories],
       contentTypes: [...p.contentTypes],
+      evaluationsThisMonth: spend.get(p.name)?.calls ?? 0,
+      spendThisMonthUsd: spend.get(p.name)?.costUsd ?? 0,
     })),
   ];
 }

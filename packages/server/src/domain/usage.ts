@@ -128,7 +128,24 @@ export class UsageService {
     }
     for (const [accountId, u] of byAccount) await this.repo.add(trx, accountId, month, u);
     for (const [accountId, cost] of costs) await this.repo.addCost(trx, accountId, month, cost);
+    // each external provider's answered calls, as the decisions' routing records them
+    const spend = new Map<string, { calls: number; cost: number }>();
+    for (const d of decisions) {
+      for (const attempt of d.replayData?.routing ?? []) {
+        if (attempt.outcome !== 'answered' || attempt.provider === 'local') continue;
+        const sum = spend.get(attempt.provider) ?? { calls: 0, cost: 0 };
+        sum.calls++;
+        sum.cost += attempt.cost ?? 0;
+        spend.set(attempt.provider, sum);
+      }
+    }
+    if (spend.size > 0) await this.repo.addProviderSpend(trx, month, spend);
   };
+
+  /** Each external provider's answered evaluations and USD this month, from stored decisions. */
+  providerSpend(month = monthOf(new Date())) {
+    return this.repo.providerSpend(month);
+  }
 
   /**
    * Runs evaluations that store no decision (the compatibility endpoints) under the quota, and counts them once

@@ -183,6 +183,14 @@ export interface UsageTable {
   cost_usd: ColumnType<number, number | undefined, number>;
 }
 
+/** Spend on each external provider per month (migration 0007-usage-cost). */
+export interface ProviderSpendTable {
+  provider: string;
+  month: string;
+  calls: ColumnType<number, number | undefined, number>;
+  cost_usd: ColumnType<number, number | undefined, number>;
+}
+
 /** Asynchronous video checks (migration 0005-videos); the final result is a decision with the same id. */
 export interface VideosTable {
   id: string;
@@ -225,6 +233,7 @@ export interface Database {
   policies: PoliciesTable;
   policy_versions: PolicyVersionsTable;
   decisions: DecisionsTable;
+  provider_spend: ProviderSpendTable;
   idempotency_keys: IdempotencyKeysTable;
   jobs: JobsTable;
   events: EventsTable;

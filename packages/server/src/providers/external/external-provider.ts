@@ -77,7 +77,6 @@ export abstract class ExternalProvider implements Provider {
     const cost = round6(
       this.config.costPerCall * judgement.calls + (this.config.costPer1kChars * chars) / 1000,
     );
-    this.http.stats.spent(cost);
     return {
       scores: judgement.scores,
       evaluated,

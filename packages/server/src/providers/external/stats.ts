@@ -12,19 +12,16 @@ export interface ProviderHealth {
   /** Of the last (up to) 1000 calls. */
   errorRate: number;
   latencyMs: { p50: number | null; p99: number | null };
-  /** USD of answered calls since this process started, in the current month (UTC); resets when the month turns. */
-  spendThisMonthUsd: number;
+  /** Since when this process counts calls, failures and latencies. */
   since: string;
 }
 
-/** Per-provider counters kept in memory: the last calls' latencies and outcomes, and this month's spend. */
+/** Per-provider counters kept in memory: the last calls' latencies and outcomes (spend is stored with decisions). */
 export class ProviderStats {
   private readonly latencies: number[] = [];
   private readonly outcomes: boolean[] = [];
   calls = 0;
   failures = 0;
-  private spend = 0;
-  private month = monthNow();
   readonly since = new Date().toISOString();
 
   /** One HTTP call to the provider (after its retries). */
@@ -35,20 +32,7 @@ export class ProviderStats {
     if (ok) push(this.latencies, latencyMs);
   }
 
-  /** The price of one answered evaluation. */
-  spent(cost: number): void {
-    const month = monthNow();
-    if (month !== this.month) {
-      this.month = month;
-      this.spend = 0;
-    }
-    this.spend += cost;
-  }
-
-  snapshot(): Pick<
-    ProviderHealth,
-    'calls' | 'failures' | 'errorRate' | 'latencyMs' | 'spendThisMonthUsd' | 'since'
-  > {
+  snapshot(): Pick<ProviderHealth, 'calls' | 'failures' | 'errorRate' | 'latencyMs' | 'since'> {
     const sorted = [...this.latencies].sort((a, b) => a - b);
     const pick = (q: number) =>
       sorted.length === 0
@@ -61,7 +45,6 @@ export class ProviderStats {
       errorRate:
         this.outcomes.length === 0 ? 0 : Math.round((failed / this.outcomes.length) * 10_000) / 10_000,
       latencyMs: { p50: pick(0.5), p99: pick(0.99) },
-      spendThisMonthUsd: monthNow() === this.month ? round6(this.spend) : 0,
       since: this.since,
     };
   }
@@ -72,5 +55,4 @@ function push<T>(list: T[], value: T): void {
   if (list.length > WINDOW) list.shift();
 }
 
-const monthNow = () => new Date().toISOString().slice(0, 7);
 export const round6 = (usd: number) => Math.round(usd * 1e6) / 1e6;

@@ -71,6 +71,37 @@ export class UsageRepository {
       .execute();
   }
 
+  /** Adds answered calls and their USD to providers' monthly spend (in the caller's transaction). */
+  async addProviderSpend(
+    db: Db,
+    month: string,
+    spend: Map<string, { calls: number; cost: number }>,
+  ): Promise<void> {
+    for (const [provider, { calls, cost }] of spend) {
+      await db
+        .insertInto('provider_spend')
+        .values({ provider, month, calls, cost_usd: cost })
+        .onConflict((oc) =>
+          oc.columns(['provider', 'month']).doUpdateSet({
+            calls: sql`provider_spend.calls + ${calls}`,
+            cost_usd: sql`provider_spend.cost_usd + ${cost}`,
+          }),
+        )
+        .execute();
+    }
+  }
+
+  /** Each provider's answered calls and USD in a month. */
+  async providerSpend(month: string): Promise<Map<string, { calls: number; costUsd: number }>> {
+    const rows = await this.db.selectFrom('provider_spend').selectAll().where('month', '=', month).execute();
+    return new Map(
+      rows.map((r) => [
+        r.provider,
+        { calls: Number(r.calls), costUsd: Math.round(Number(r.cost_usd) * 1e6) / 1e6 },
+      ]),
+    );
+  }
+
   /**
    * Adds units only if the month's total stays within `quota`, atomically (a single conditional UPDATE), so that
    * concurrent requests on any number of instances sharing the database cannot overshoot the quota together.

@@ -18,10 +18,13 @@ const ProviderView = Type.Object({
     p50: Type.Union([Type.Number(), Type.Null()]),
     p99: Type.Union([Type.Number(), Type.Null()]),
   }),
-  spendThisMonthUsd: Type.Number({
-    description: 'USD of answered calls this month, counted by this process',
+  since: Type.Union([Type.String(), Type.Null()], {
+    description: 'Since when this instance counts calls, failures and latencies',
   }),
-  since: Type.Union([Type.String(), Type.Null()], { description: 'When this process started counting' }),
+  evaluationsThisMonth: Type.Integer({
+    description: 'Stored decisions this provider answered this month (UTC), on every instance',
+  }),
+  spendThisMonthUsd: Type.Number({ description: 'Their USD (costPerCall, costPer1kChars)' }),
 });
 
 export const providerRoutes =
@@ -40,6 +43,8 @@ export const providerRoutes =
           },
         },
       },
-      async (request) => ({ providers: listProviders(principalOf(request), ctx.providers) }),
+      async (request) => ({
+        providers: await listProviders(principalOf(request), ctx.providers, ctx.usage),
+      }),
     );
   };
