@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { loadConfig } from '../../src/config.ts';
 import { createTestApp, type TestApp } from './app.ts';
-import { tempDir } from './databases.ts';
+import { type Engine, tempDir } from './databases.ts';
 import { FakeAiProviders } from './fake-ai-providers.ts';
 import { createTestCa, type TestCa } from './https-receiver.ts';
 import { KeywordProvider } from './keyword-provider.ts';
@@ -73,7 +73,9 @@ export interface ProviderTestBed {
 }
 
 /** A test app whose `local` is the KeywordProvider and whose providers file points at the fake APIs. */
-export async function providerTestBed(options: { realLocal?: boolean } = {}): Promise<ProviderTestBed> {
+export async function providerTestBed(
+  options: { realLocal?: boolean; engine?: Engine } = {},
+): Promise<ProviderTestBed> {
   const ca = createTestCa();
   const fake = new FakeAiProviders(ca);
   await fake.start();
@@ -96,6 +98,7 @@ export async function providerTestBed(options: { realLocal?: boolean } = {}): Pr
   const t = await createTestApp({
     config: { providers: config.providers!, caFile: config.caFile },
     secrets,
+    ...(options.engine && { engine: options.engine }),
     ...(!options.realLocal && { overrides: { textProvider: local } }),
   });
   return {
