@@ -147,7 +147,7 @@ export class PerspectiveService {
       highlights = result.highlights ?? {};
       detected = result.language ?? null;
     } else {
-      const record = await this.checks.check(
+      const { record } = await this.checks.check(
         principal,
         { content: request.text, policyId: options.policyId ?? 'default', language: request.language },
         { requestId: null },
