@@ -249,6 +249,14 @@ export class CheckService {
     if (!covered) {
       // Multi-modal decisions were refused before getting here.
       const evaluator = this.evaluators.get(original.contentType as ContentType);
+      if (original.content === '') {
+        // stored content is never empty: this decision's content was redacted under VERDICT_CONTENT_RETENTION
+        throw new AppError(
+          'INVALID_CONTENT',
+          'The content of this decision was removed under the retention policy and cannot be re-evaluated',
+          { decisionId, reason: 'content_redacted' },
+        );
+      }
       const prepared = evaluator.fromStored?.(original.content) ?? null;
       if (!prepared) {
         throw new AppError(
