@@ -72,3 +72,51 @@ describe.each(engines)('retention (%s)', (engine) => {
     expect(await t.ctx.retention.sweep()).toEqual({ redacted: 0, deleted: 0 });
   });
 });
+
+describe('doNotStore', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('answers with the highlights but stores the decision without content or highlight text', async () => {
+    const text = 'you are a stupid idiot and a secret phrase 7781';
+    const res = await t.request('POST', '/v1/check', {
+      body: { content: text, policyId: 'default', doNotStore: true },
+    });
+    expect(res.status).toBe(200);
+    const answered = res.body.categories.flatMap(
+      (c: { highlights?: { text: string }[] }) => c.highlights ?? [],
+    );
+    expect(answered.some((h: { text: string }) => h.text !== '')).toBe(true);
+    const stored = (await t.request('GET', `/v1/decisions/${res.body.decisionId}`)).body;
+    expect(stored.content).toBe('');
+    expect(stored.action).toBe(res.body.action);
+    const rows = await t.ctx.database.db.selectFrom('decisions').selectAll().execute();
+    expect(JSON.stringify(rows)).not.toContain('secret phrase');
+    expect(JSON.stringify(rows)).not.toContain('idiot');
+
+    const batch = await t.request('POST', '/v1/batch/check', {
+      body: {
+        policyId: 'default',
+        items: [
+          { id: 'a', content: 'batch secret 5512 idiot', doNotStore: true },
+          { id: 'b', content: 'kept text 9034' },
+        ],
+      },
+    });
+    expect(batch.status).toBe(200);
+    const all = JSON.stringify(await t.ctx.database.db.selectFrom('decisions').selectAll().execute());
+    expect(all).not.toContain('batch secret');
+    expect(all).toContain('kept text 9034');
+
+    const bad = await t.request('POST', '/v1/check', {
+      body: { content: 'x', policyId: 'default', doNotStore: 'yes' },
+    });
+    expect(bad.status).toBe(422);
+    expect(bad.body.error).toMatchObject({ code: 'INVALID_PARAMETER', details: { field: 'doNotStore' } });
+  });
+});

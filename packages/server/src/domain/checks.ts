@@ -26,6 +26,8 @@ export interface PreparedCheck {
   explicitLanguage: boolean;
   /** Content that is plainly not what its type says (a base64 image scored as text); reported, not refused. */
   warnings: ContentWarning[];
+  /** Store the decision without its content (and highlight text). */
+  doNotStore: boolean;
 }
 
 export interface CheckRequest {
@@ -34,6 +36,7 @@ export interface CheckRequest {
   contentType?: unknown;
   language?: unknown;
   metadata?: unknown;
+  doNotStore?: unknown;
 }
 
 /** Single checks, dry runs and replays: validate → resolve policy → evaluate → apply policy → store. */
@@ -64,6 +67,11 @@ export class CheckService {
     const content = evaluator.prepare(body.content, f('content'));
     const language = validateLanguage(body.language, f('language'));
     const metadata = validateMetadata(body.metadata, f('metadata'));
+    if (body.doNotStore !== undefined && typeof body.doNotStore !== 'boolean') {
+      throw new AppError('INVALID_PARAMETER', `${f('doNotStore')} must be a boolean`, {
+        field: f('doNotStore'),
+      });
+    }
     const policy = await this.policies.resolve(principal, body.policyId);
     return {
       contentType,
@@ -72,6 +80,7 @@ export class CheckService {
       metadata,
       policy,
       explicitLanguage: body.language !== undefined,
+      doNotStore: body.doNotStore === true,
       warnings: contentType === 'text' ? textWarnings(content.stored, f('content')) : [],
     };
   }
@@ -94,9 +103,10 @@ export class CheckService {
         contentType,
         ...(prepared.explicitLanguage && { language }),
         ...(metadata !== null && { metadata }),
+        ...(prepared.doNotStore && { doNotStore: true }),
       },
     };
-    return this.record(principal, policy, outcome, {
+    const record = this.record(principal, policy, outcome, {
       content: content.stored,
       contentType,
       rawScores: evaluation.result.scores,
@@ -113,6 +123,8 @@ export class CheckService {
       ...(evaluation.media && { media: evaluation.media }),
       replayData: withRouting(replayHighlights(evaluation.result.highlights, outcome), evaluation.routing),
     });
+    if (prepared.doNotStore) record.doNotStore = true;
+    return record;
   }
 
   /** A single check: prepare → evaluate → store (interface §4.1); with the content's warnings, if any. */

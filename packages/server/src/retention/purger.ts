@@ -1,4 +1,5 @@
 import type { Db } from '../storage/database.ts';
+import { emptyHighlightText } from './redact.ts';
 
 /** Rows changed per statement: each batch is one short transaction, so purges never hold the writer for long. */
 const BATCH = 500;
@@ -107,7 +108,7 @@ export class RetentionPurger {
   }
 }
 
-/** The JSON with every `text` of every highlight (objects in a `highlights` array or map) emptied. */
+/** The JSON with every `text` of every highlight emptied. */
 function withoutHighlightText(json: string | null): string | null {
   if (json === null) return null;
   let value: unknown;
@@ -116,16 +117,6 @@ function withoutHighlightText(json: string | null): string | null {
   } catch {
     return json;
   }
-  const walk = (node: unknown, inHighlights: boolean): void => {
-    if (Array.isArray(node)) {
-      for (const item of node) walk(item, inHighlights);
-      return;
-    }
-    if (node === null || typeof node !== 'object') return;
-    const record = node as Record<string, unknown>;
-    if (inHighlights && typeof record.text === 'string') record.text = '';
-    for (const [key, child] of Object.entries(record)) walk(child, inHighlights || key === 'highlights');
-  };
-  walk(value, false);
+  emptyHighlightText(value);
   return JSON.stringify(value);
 }

@@ -67,6 +67,8 @@ export interface DecisionRecord {
   media?: MediaRef[] | null;
   /** What a replay under another policy needs beyond the fields above (never shown). */
   replayData?: ReplayData | null;
+  /** `doNotStore: true` in the request: stored (and announced in events) without content or highlight text. */
+  doNotStore?: boolean;
 }
 
 /** Marks a stored request body whose `content` was the decision's own content column (not repeated). */
