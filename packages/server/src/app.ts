@@ -9,6 +9,8 @@ import { registerJsonBodies } from './api/plugins/json-body.ts';
 import { registerRateLimits } from './api/plugins/rate-limit.ts';
 import { openaiCompatRoutes } from './api/routes/compat/openai.ts';
 import { perspectiveRoutes } from './api/routes/compat/perspective.ts';
+import { dashboardSessionRoutes } from './api/routes/dashboard/session.ts';
+import { registerConsoleStatic } from './api/routes/dashboard/static.ts';
 import { healthRoutes } from './api/routes/health.ts';
 import { metricsRoutes, registerHttpMetrics } from './api/routes/metrics.ts';
 import { adminRoutes } from './api/routes/v1/admin.ts';
@@ -18,6 +20,7 @@ import { decisionRoutes } from './api/routes/v1/decisions.ts';
 import { multimodalRoutes } from './api/routes/v1/multimodal.ts';
 import { policyRoutes } from './api/routes/v1/policies.ts';
 import { providerRoutes } from './api/routes/v1/providers.ts';
+import { statsRoutes } from './api/routes/v1/stats.ts';
 import { usageRoutes } from './api/routes/v1/usage.ts';
 import { videoRoutes } from './api/routes/v1/video.ts';
 import { webhookRoutes } from './api/routes/v1/webhooks.ts';
@@ -33,6 +36,8 @@ export interface AppOptions {
   logger?: FastifyServerOptions['logger'];
   /** With a logger: the share of successful requests that get their (one) log line; failures always do. */
   requestLogSample?: number;
+  /** The built console (default: packages/console/dist); tests point it elsewhere. */
+  consoleDir?: string;
 }
 
 export interface AppState {
@@ -126,6 +131,9 @@ export async function buildApp(
   await app.register(providerRoutes(ctx));
   await app.register(openaiCompatRoutes(ctx));
   await app.register(perspectiveRoutes(ctx));
+  await app.register(statsRoutes(ctx));
+  await app.register(dashboardSessionRoutes(ctx));
+  await registerConsoleStatic(app, options.consoleDir);
 
   return Object.assign(app, { state }) as unknown as FastifyInstance & { state: AppState };
 }

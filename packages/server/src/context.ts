@@ -6,6 +6,7 @@ import { AccountService } from './domain/accounts.ts';
 import { CheckService } from './domain/checks.ts';
 import { OpenAIModerationService } from './domain/compat/openai-moderations.ts';
 import { PerspectiveService } from './domain/compat/perspective.ts';
+import { ConsoleSessionService } from './domain/console-sessions.ts';
 import { DecisionService, DecisionStore } from './domain/decisions.ts';
 import { EvaluatorRegistry, TextEvaluator } from './domain/evaluators.ts';
 import { ImageEvaluator } from './domain/image-evaluator.ts';
@@ -13,6 +14,7 @@ import { KeyCache } from './domain/key-cache.ts';
 import { KeyService } from './domain/keys.ts';
 import { MultimodalService } from './domain/multimodal.ts';
 import { PolicyService } from './domain/policies/service.ts';
+import { StatsService } from './domain/stats.ts';
 import { UsageService } from './domain/usage.ts';
 import type { VideoService } from './domain/videos.ts';
 import type { Queue } from './jobs/queue.ts';
@@ -29,6 +31,8 @@ import { RetentionPurger } from './retention/purger.ts';
 import { type DatabaseHandle, migrateToLatest, openDatabase, pingDatabase } from './storage/database.ts';
 import { AccountRepository } from './storage/repositories/accounts.ts';
 import { ApiKeyRepository } from './storage/repositories/api-keys.ts';
+import { ConsoleSessionRepository } from './storage/repositories/console-sessions.ts';
+import { DecisionStatsRepository } from './storage/repositories/decision-stats.ts';
 import { IdempotencyRepository } from './storage/repositories/idempotency.ts';
 import { PolicyRepository } from './storage/repositories/policies.ts';
 import { UsageRepository } from './storage/repositories/usage.ts';
@@ -55,8 +59,12 @@ export interface AppContext extends EventsContext {
   evaluators: EvaluatorRegistry;
   accounts: AccountService;
   keys: KeyService;
+  /** Web console sign-in sessions (an admin key held server-side behind a cookie). */
+  consoleSessions: ConsoleSessionService;
   policies: PolicyService;
   decisions: DecisionService;
+  /** Time-bucketed decision statistics (the console's overview). */
+  stats: StatsService;
   decisionStore: DecisionStore;
   checks: CheckService;
   usage: UsageService;
@@ -173,6 +181,7 @@ export async function createContext(
     metrics.webhookLatency.observe(durationMs / 1000);
   };
   const keyCache = new KeyCache(config.cacheMs ?? 500, database.externalVersion ?? null);
+  const keys = new KeyService(new ApiKeyRepository(db), accountRepo, keyCache);
   let closed = false;
   return {
     config,
@@ -181,9 +190,11 @@ export async function createContext(
     providers,
     evaluators,
     accounts: new AccountService(accountRepo, keyCache),
-    keys: new KeyService(new ApiKeyRepository(db), accountRepo, keyCache),
+    keys,
+    consoleSessions: new ConsoleSessionService(new ConsoleSessionRepository(db), keys),
     policies,
     decisions,
+    stats: new StatsService(new DecisionStatsRepository(db, database.engine)),
     decisionStore,
     checks,
     usage,

@@ -111,10 +111,10 @@ describe('helpful misuse warnings: media sent as text', () => {
     expect(performance.now() - started).toBeLessThan(50);
   });
 
-  it('GET / sends a browser to the API reference at /docs, without a key', async () => {
+  it('GET / sends a browser to the web console (which links the API reference at /docs), without a key', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/' });
     expect(res.statusCode).toBe(302);
-    expect(res.headers.location).toBe('/docs');
+    expect(res.headers.location).toBe('/dashboard');
     const docs = await t.app.inject({ method: 'GET', url: '/docs/' });
     expect(docs.statusCode).toBe(200);
   });

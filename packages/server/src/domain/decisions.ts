@@ -6,6 +6,7 @@ import {
   DecisionRepository,
   decisionInserts,
 } from '../storage/repositories/decisions.ts';
+import type { DecisionFilter } from './decision-filters.ts';
 import { AppError } from './errors.ts';
 import { type Principal, requireScope } from './principal.ts';
 
@@ -42,7 +43,7 @@ export class DecisionStore {
     private readonly db: Db,
     engine: 'sqlite' | 'postgres' = 'sqlite',
   ) {
-    this.repository = new DecisionRepository(db);
+    this.repository = new DecisionRepository(db, engine);
     this.inserts = decisionInserts(db, engine, TEMPLATE);
     this.maxInFlight = engine === 'postgres' ? 3 : 1;
   }
@@ -253,9 +254,9 @@ export class DecisionService {
     return record;
   }
 
-  async list(principal: Principal, limit: number, offset: number) {
+  async list(principal: Principal, limit: number, offset: number, filter: DecisionFilter = {}) {
     requireScope(principal, 'decisions:read');
-    const rows = await this.store.repository.list(principal.accountId, limit + 1, offset);
+    const rows = await this.store.repository.list(principal.accountId, limit + 1, offset, filter);
     return { decisions: rows.slice(0, limit), hasMore: rows.length > limit };
   }
 

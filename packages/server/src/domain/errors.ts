@@ -9,6 +9,8 @@ export const ERROR_STATUS = {
   TRIAL_EXPIRED: 402,
   INSUFFICIENT_PERMISSIONS: 403,
   POLICY_NOT_ACCESSIBLE: 403,
+  /** a console (cookie) request that changes state without its session's CSRF token */
+  INVALID_CSRF_TOKEN: 403,
   NOT_FOUND: 404,
   POLICY_NOT_FOUND: 404,
   DECISION_NOT_FOUND: 404,

@@ -93,7 +93,14 @@ export class KeyService {
   async verify(presented: string | undefined, now = new Date()): Promise<KeyVerification> {
     if (!presented) return { ok: false, code: 'MISSING_API_KEY' };
     if (presented.length > 200) return { ok: false, code: 'INVALID_API_KEY' };
-    const hash = hashKey(presented);
+    return this.verifyHash(hashKey(presented), now);
+  }
+
+  /**
+   * Verifies a key by its stored hash (what a console session holds): the same cached lookup, so revoking or
+   * expiring the key applies to its sessions as it does to the key itself.
+   */
+  async verifyHash(hash: string, now = new Date()): Promise<KeyVerification> {
     const at = now.getTime();
     let record = this.cache.get(hash, at) ?? null;
     if (!record) {

@@ -226,7 +226,18 @@ export interface ServerSecretsTable {
   created_at: string;
 }
 
+/** Web console sessions (migration 0008-console-sessions); the cookie token is stored only as its SHA-256. */
+export interface ConsoleSessionsTable {
+  token_hash: string;
+  key_id: string;
+  account_id: string;
+  csrf_token: string;
+  created_at: string;
+  expires_at: string;
+}
+
 export interface Database {
+  console_sessions: ConsoleSessionsTable;
   usage: UsageTable;
   accounts: AccountsTable;
   api_keys: ApiKeysTable;

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import { AppError } from '../../domain/errors.ts';
 import type { Principal, Scope } from '../../domain/principal.ts';
+import { consolePrincipal, sessionCookie } from './console-session.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -57,6 +58,12 @@ export function registerAuth(app: FastifyInstance, ctx: AppContext): void {
     const { config } = request.routeOptions;
     if (config.public || !url || !(url.startsWith('/v1/') || config.compatKey)) return;
     const presented = bearer(request) ?? (config.compatKey ? googleKey(request) : undefined);
+    // No key presented: the web console's session cookie stands in for the key it was opened with
+    const session = presented === undefined ? sessionCookie(request) : undefined;
+    if (session !== undefined) {
+      request.principal = await consolePrincipal(ctx, request, session);
+      return;
+    }
     const result = await ctx.keys.verify(presented === '' ? 'invalid' : presented);
     if (!result.ok) {
       // RFC 6750: a missing key names the scheme; a key that does not work is an invalid_token

@@ -28,11 +28,6 @@ export const healthRoutes =
       async () => ({ status: 'ok' as const }),
     );
 
-    // Until the web console serves `/`, the root sends a browser (or curl -L) to the API reference.
-    app.get('/', { config: { public: true }, schema: { hide: true } }, async (_request, reply) =>
-      reply.redirect('/docs', 302),
-    );
-
     app.get(
       '/readyz',
       {

@@ -100,6 +100,21 @@ export class PolicyService {
     return { created: result.kind === 'created', policy: result.policy };
   }
 
+  /**
+   * Validates policy YAML without saving it (the console's editor checks as you type): the same errors, with
+   * line and column, that saving would give.
+   */
+  validate(principal: Principal, yamlContent: unknown) {
+    requireScope(principal, 'policies:write');
+    if (yamlContent === undefined || yamlContent === null || yamlContent === '') {
+      throw new AppError('MISSING_REQUIRED_FIELD', 'yamlContent is required', { field: 'yamlContent' });
+    }
+    if (typeof yamlContent !== 'string') {
+      throw new AppError('INVALID_YAML', 'yamlContent must be a string of YAML', { field: 'yamlContent' });
+    }
+    return parsePolicyYaml(yamlContent);
+  }
+
   /** A policy the caller may use; 404 when it exists nowhere, 403 when it is another account's. */
   async resolve(principal: Principal, policyId: unknown): Promise<Policy> {
     const id = validatePolicyId(policyId);

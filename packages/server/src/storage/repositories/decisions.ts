@@ -1,4 +1,5 @@
 import { CompiledQuery } from 'kysely';
+import type { DecisionFilter } from '../../domain/decision-filters.ts';
 import type { CategoryResult, Highlight } from '../../domain/engine.ts';
 import type { MediaRef } from '../../domain/media.ts';
 import type { ProviderAttempt, ProviderScores } from '../../domain/routing.ts';
@@ -7,6 +8,7 @@ import { precompile } from '../compiled.ts';
 import type { Db } from '../database.ts';
 import { fromJson, toJson } from '../json.ts';
 import type { DecisionsTable } from '../schema.ts';
+import { filterConditions } from './decision-conditions.ts';
 
 /** A video frame's position and scores (every category judged). */
 export interface ReplayFrame {
@@ -194,7 +196,10 @@ export function decisionInserts(
 }
 
 export class DecisionRepository {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly engine: 'sqlite' | 'postgres',
+  ) {}
 
   async get(accountId: string, decisionId: string): Promise<DecisionRecord | null> {
     const row = await this.db
@@ -207,15 +212,15 @@ export class DecisionRepository {
   }
 
   /** Newest first; IDs are time-sortable so ordering by ID is ordering by creation. */
-  async list(accountId: string, limit: number, offset: number): Promise<DecisionRecord[]> {
-    const rows = await this.db
-      .selectFrom('decisions')
-      .selectAll()
-      .where('account_id', '=', accountId)
-      .orderBy('id', 'desc')
-      .limit(limit)
-      .offset(offset)
-      .execute();
+  async list(
+    accountId: string,
+    limit: number,
+    offset: number,
+    filter: DecisionFilter = {},
+  ): Promise<DecisionRecord[]> {
+    let query = this.db.selectFrom('decisions').selectAll().where('account_id', '=', accountId);
+    for (const condition of filterConditions(this.engine, filter)) query = query.where(condition);
+    const rows = await query.orderBy('id', 'desc').limit(limit).offset(offset).execute();
     return rows.map(toRecord);
   }
 }

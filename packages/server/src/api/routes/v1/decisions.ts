@@ -1,12 +1,34 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { AppContext } from '../../../context.ts';
+import { parseDecisionFilter } from '../../../domain/decision-filters.ts';
 import { checkResultView, decisionView } from '../../../domain/decisions.ts';
 import { parsePagination } from '../../pagination.ts';
 import { principalOf } from '../../plugins/auth.ts';
-import { errorResponses, Pagination } from '../../schemas/common.ts';
+import { Action, errorResponses, Pagination } from '../../schemas/common.ts';
 
 const DecisionParams = Type.Object({ decisionId: Type.String() });
+
+const DecisionQuery = Type.Object(
+  {
+    ...Pagination.properties,
+    action: Type.Optional(Action),
+    policyId: Type.Optional(Type.String()),
+    category: Type.Optional(Type.String({ description: 'Only decisions in which this category triggered' })),
+    contentType: Type.Optional(
+      Type.Union([
+        Type.Literal('text'),
+        Type.Literal('image'),
+        Type.Literal('video'),
+        Type.Literal('multimodal'),
+      ]),
+    ),
+    from: Type.Optional(Type.String({ format: 'date-time', description: 'Inclusive' })),
+    to: Type.Optional(Type.String({ format: 'date-time', description: 'Exclusive' })),
+    userId: Type.Optional(Type.String({ description: 'metadata.userId' })),
+  },
+  { additionalProperties: false, description: 'Unknown parameters are 422 INVALID_PARAMETER' },
+);
 
 export const decisionRoutes =
   (ctx: AppContext): FastifyPluginAsyncTypebox =>
@@ -16,8 +38,8 @@ export const decisionRoutes =
       {
         schema: {
           tags: ['decisions'],
-          summary: 'List your decisions, newest first',
-          querystring: Pagination,
+          summary: 'List your decisions, newest first, optionally filtered',
+          querystring: DecisionQuery,
           response: {
             200: Type.Object({
               decisions: Type.Array(Type.Ref('Decision')),
@@ -30,8 +52,9 @@ export const decisionRoutes =
         },
       },
       async (request) => {
+        const filter = parseDecisionFilter(request.query as Record<string, unknown>);
         const { limit, offset } = parsePagination(request.query);
-        const { decisions, hasMore } = await ctx.decisions.list(principalOf(request), limit, offset);
+        const { decisions, hasMore } = await ctx.decisions.list(principalOf(request), limit, offset, filter);
         return { decisions: decisions.map(decisionView), limit, offset, hasMore };
       },
     );

@@ -35,6 +35,31 @@ export const policyRoutes =
       },
     );
 
+    app.post(
+      '/v1/policies/validate',
+      {
+        config: { scope: 'policies:write' },
+        schema: {
+          tags: ['policies'],
+          summary: 'Check policy YAML without saving it (422 with line/column as saving would)',
+          body: Type.Object({ yamlContent: Type.String() }),
+          response: {
+            200: Type.Object({
+              valid: Type.Literal(true),
+              name: Type.String(),
+              description: Type.Union([Type.String(), Type.Null()]),
+              categories: Type.Record(Type.String(), Type.Unknown()),
+            }),
+            ...errorResponses(400, 401, 403, 422, 429),
+          },
+        },
+      },
+      async (request) => {
+        const body = (request.body ?? {}) as Record<string, unknown>;
+        return { valid: true as const, ...ctx.policies.validate(principalOf(request), body.yamlContent) };
+      },
+    );
+
     app.get(
       '/v1/policies',
       {
