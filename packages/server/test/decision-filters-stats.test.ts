@@ -89,6 +89,14 @@ describe.each(engines)('GET /v1/decisions filters and GET /v1/stats (%s)', (engi
     expect(busy.reduce((s: number, b: { count: number }) => s + b.count, 0)).toBe(4);
     const empty = res.body.buckets.find((b: { count: number }) => b.count === 0);
     expect(empty).toMatchObject({ flagRate: 0, latencyP50: null, categories: {} });
+    const lastHour = await t.request(
+      'GET',
+      '/v1/stats?bucket=minute&from=' + encodeURIComponent(new Date(Date.now() - 3_600_000).toISOString()),
+    );
+    expect(lastHour.body.bucket).toBe('minute');
+    expect(lastHour.body.totals.count).toBe(4);
+    expect(lastHour.body.buckets.length).toBeGreaterThanOrEqual(60);
+    expect(lastHour.body.buckets.reduce((s: number, b: { count: number }) => s + b.count, 0)).toBe(4);
     const daily = await t.request('GET', '/v1/stats?from=2026-01-01T00:00:00Z&to=2026-01-31T00:00:00Z');
     expect(daily.body.bucket).toBe('day');
     expect(daily.body.buckets).toHaveLength(30);

@@ -3,9 +3,13 @@ import { parseTime, rejectUnknownParameters } from './decision-filters.ts';
 import { AppError } from './errors.ts';
 import { type Principal, requireScope } from './principal.ts';
 
-const HOUR = 3_600_000;
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
-/** bounds the response (and the work): 1000 hourly buckets is about six weeks */
+const STEP: Record<string, number | undefined> = { minute: MINUTE, hour: HOUR, day: DAY };
+/** a bucket's key: the prefix of its ISO 8601 start (as the repository groups created_at) */
+const KEY_LENGTH: Record<StatsBucket, number> = { minute: 16, hour: 13, day: 10 };
+/** bounds the response (and the work): 1000 hourly buckets is about six weeks, 1000 minutes about 16 hours */
 export const MAX_BUCKETS = 1000;
 
 export interface StatsQuery {
@@ -71,14 +75,20 @@ export class StatsService {
     const bucketText = one('bucket');
     const span = Date.parse(to) - Date.parse(from);
     const bucket: StatsBucket =
-      bucketText === undefined ? (span <= 2 * DAY ? 'hour' : 'day') : (bucketText as StatsBucket);
-    if (bucket !== 'hour' && bucket !== 'day') {
-      throw new AppError('INVALID_PARAMETER', 'bucket must be hour or day', {
+      bucketText === undefined
+        ? span <= 2 * HOUR
+          ? 'minute'
+          : span <= 2 * DAY
+            ? 'hour'
+            : 'day'
+        : (bucketText as StatsBucket);
+    const step = STEP[bucket];
+    if (step === undefined) {
+      throw new AppError('INVALID_PARAMETER', 'bucket must be minute, hour or day', {
         field: 'bucket',
-        allowed: ['hour', 'day'],
+        allowed: Object.keys(STEP),
       });
     }
-    const step = bucket === 'hour' ? HOUR : DAY;
     const first = Math.floor(Date.parse(from) / step) * step;
     if ((Date.parse(to) - first) / step > MAX_BUCKETS) {
       throw new AppError('INVALID_PARAMETER', `The range holds more than ${MAX_BUCKETS} ${bucket} buckets`, {
@@ -106,7 +116,7 @@ export class StatsService {
     const buckets = [];
     for (let start = first; start < Date.parse(to); start += step) {
       const iso = new Date(start).toISOString();
-      const key = iso.slice(0, bucket === 'hour' ? 13 : 10);
+      const key = iso.slice(0, KEY_LENGTH[bucket]);
       buckets.push({
         start: iso,
         ...counts(byKey.get(key), latency.get(key), categoriesByKey.get(key) ?? {}),

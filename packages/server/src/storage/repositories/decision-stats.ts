@@ -1,10 +1,10 @@
 import { sql } from 'kysely';
 import type { Db } from '../database.ts';
 
-export type StatsBucket = 'hour' | 'day';
+export type StatsBucket = 'minute' | 'hour' | 'day';
 
 export interface BucketRow {
-  /** the bucket's start as stored text: "YYYY-MM-DDTHH" (hour) or "YYYY-MM-DD" (day) */
+  /** the bucket's start as stored text: "YYYY-MM-DDTHH:MM" (minute), "YYYY-MM-DDTHH" (hour) or "YYYY-MM-DD" (day) */
   key: string;
   count: number;
   actions: { allow: number; warn: number; flag: number; block: number };
@@ -12,7 +12,7 @@ export interface BucketRow {
 }
 
 /** Timestamps are ISO 8601 UTC text on both engines, so a bucket is a prefix of created_at. */
-const PREFIX: Record<StatsBucket, number> = { hour: 13, day: 10 };
+const PREFIX: Record<StatsBucket, number> = { minute: 16, hour: 13, day: 10 };
 
 const num = (value: unknown) => Number(value ?? 0);
 

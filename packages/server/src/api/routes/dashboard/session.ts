@@ -6,7 +6,6 @@ import type { Principal } from '../../../domain/principal.ts';
 import {
   CSRF_HEADER,
   consolePrincipal,
-  SESSION_COOKIE,
   sessionCookie,
   setSessionCookie,
 } from '../../plugins/console-session.ts';

@@ -25,7 +25,7 @@ const Counts = {
 const Stats = Type.Object({
   from: Type.String({ format: 'date-time' }),
   to: Type.String({ format: 'date-time' }),
-  bucket: Type.Union([Type.Literal('hour'), Type.Literal('day')]),
+  bucket: Type.Union([Type.Literal('minute'), Type.Literal('hour'), Type.Literal('day')]),
   buckets: Type.Array(Type.Object({ start: Type.String({ format: 'date-time' }), ...Counts })),
   totals: Type.Object(Counts),
 });
@@ -41,12 +41,14 @@ export const statsRoutes =
           summary: 'Decision statistics over time, computed by the database',
           description:
             'Every bucket from `from` (default: 24 h before `to`) to `to` (default: now), empty ones included; ' +
-            '`bucket` defaults to hour for ranges up to two days, else day; at most 1000 buckets.',
+            '`bucket` defaults to minute for ranges up to two hours, hour up to two days, else day; at most 1000 buckets.',
           querystring: Type.Object(
             {
               from: Type.Optional(Type.String({ format: 'date-time' })),
               to: Type.Optional(Type.String({ format: 'date-time' })),
-              bucket: Type.Optional(Type.Union([Type.Literal('hour'), Type.Literal('day')])),
+              bucket: Type.Optional(
+                Type.Union([Type.Literal('minute'), Type.Literal('hour'), Type.Literal('day')]),
+              ),
             },
             { additionalProperties: false },
           ),
