@@ -1,0 +1,193 @@
+/** Shapes of the public API's answers, as the console reads them (see /openapi.json). */
+
+export type Action = 'allow' | 'warn' | 'flag' | 'block';
+export const ACTIONS: Action[] = ['allow', 'warn', 'flag', 'block'];
+export const CATEGORIES = [
+  'toxicity',
+  'harassment',
+  'hate',
+  'violence',
+  'sexual',
+  'self_harm',
+  'profanity',
+  'spam',
+  'suggestive',
+];
+export const CONTENT_TYPES = ['text', 'image', 'video', 'multimodal'];
+export const SCOPES = [
+  'check',
+  'policies:read',
+  'policies:write',
+  'decisions:read',
+  'webhooks:read',
+  'webhooks:write',
+  'admin',
+];
+export const EVENT_TYPES = [
+  'decision.created',
+  'decision.flagged',
+  'decision.blocked',
+  'moderation.completed',
+  'moderation.failed',
+];
+
+export interface Session {
+  csrfToken: string;
+  expiresAt: string;
+  accountId: string;
+  keyId: string;
+  scopes: string[];
+  operator: boolean;
+}
+
+export interface Highlight {
+  start: number;
+  end: number;
+  text: string;
+}
+
+export interface CategoryResult {
+  category: string;
+  score: number;
+  threshold?: number;
+  triggered: boolean;
+  evaluated?: boolean;
+  highlights?: Highlight[];
+}
+
+export interface Decision {
+  decisionId: string;
+  content: string;
+  contentType: string;
+  safe: boolean;
+  flagged: boolean;
+  action: Action;
+  categories: CategoryResult[];
+  policyId: string;
+  policyVersion: number;
+  provider: string;
+  latency: number;
+  cost: number;
+  language: string | null;
+  metadata: Record<string, unknown> | null;
+  timestamp: string;
+  replayOf: string | null;
+  results?: MultimodalResult[];
+  media?: { ref?: string; url?: string; sha256?: string }[];
+}
+
+export interface Evidence {
+  url: string;
+  expiresAt: string;
+}
+
+export interface FrameResult {
+  frameNumber: number;
+  timestamp: number;
+  safe: boolean;
+  flagged: boolean;
+  categories: CategoryResult[];
+  evidence?: Evidence;
+}
+
+export interface MultimodalResult {
+  contentType: string;
+  safe: boolean;
+  flagged: boolean;
+  action: Action;
+  categories: CategoryResult[];
+  contentRef?: string;
+  frames?: FrameResult[];
+  results?: FrameResult[];
+}
+
+export interface DecisionPage {
+  decisions: Decision[];
+  limit: number;
+  offset: number;
+  hasMore: boolean;
+}
+
+export interface PolicyCategory {
+  threshold: number;
+  action: Action;
+}
+
+export interface Policy {
+  policyId: string;
+  name: string;
+  description: string | null;
+  categories: Record<string, PolicyCategory>;
+  version: number;
+  builtin: boolean;
+  yamlContent: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface ApiKey {
+  id: string;
+  prefix: string;
+  last4: string;
+  name: string;
+  scopes: string[];
+  accountId: string;
+  expiresAt: string | null;
+  revokedAt: string | null;
+  rateLimit: { perMinute: number; burstPerSecond: number } | null;
+  createdAt: string;
+  key?: string;
+}
+
+export interface Webhook {
+  id: string;
+  url: string;
+  events: string[];
+  description: string | null;
+  enabled: boolean;
+  disabledReason: string | null;
+  createdAt: string;
+  updatedAt: string;
+  secret?: string;
+}
+
+export interface Delivery {
+  id: string;
+  eventId: string;
+  eventType: string;
+  attempt: number;
+  timestamp: string;
+  status: 'succeeded' | 'failed';
+  responseCode: number | null;
+  durationMs: number;
+  error: string | null;
+}
+
+export interface Counts {
+  count: number;
+  actions: Record<Action, number>;
+  flagged: number;
+  flagRate: number;
+  blockRate: number;
+  latencyP50: number | null;
+  latencyP99: number | null;
+  categories: Record<string, number>;
+}
+
+export interface Stats {
+  from: string;
+  to: string;
+  bucket: 'minute' | 'hour' | 'day';
+  buckets: (Counts & { start: string })[];
+  totals: Counts;
+}
+
+export interface Usage {
+  accountId: string;
+  month: string;
+  evaluations: number;
+  breakdown: { text: number; image: number; videoFrames: number };
+  monthlyQuota: number | null;
+  remaining: number | null;
+  trialEndsAt: string | null;
+}
