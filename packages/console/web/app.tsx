@@ -25,7 +25,7 @@ const NAV = [
   { to: '/usage', label: 'Usage', section: 'usage' },
 ];
 
-function Page(props: { route: Route }) {
+function Page(props: { route: Route; session: Session }) {
   const [section = '', id] = props.route.path.split('/').filter(Boolean);
   const param = id ? decodeURIComponent(id) : undefined;
   switch (section) {
@@ -36,7 +36,7 @@ function Page(props: { route: Route }) {
     case 'policies':
       return param ? <PolicyEditorPage policyId={param === 'new' ? null : param} /> : <PoliciesPage />;
     case 'keys':
-      return <KeysPage />;
+      return <KeysPage currentKeyId={props.session.keyId} />;
     case 'webhooks':
       return param ? <WebhookPage webhookId={param} /> : <WebhooksPage />;
     case 'usage':
@@ -126,7 +126,7 @@ export function App() {
       )}
       <main id="main" class="main" tabIndex={-1}>
         <PageBoundary path={route.path}>
-          <Page route={route} />
+          <Page route={route} session={session} />
         </PageBoundary>
       </main>
     </div>

@@ -36,7 +36,7 @@ export function TimeChart(props: {
           grid: { stroke: '#eceef4' },
           ticks: { stroke: '#eceef4' },
           values: (_u, values) => values.map((v) => format(v)),
-          size: 60,
+          size: 72,
         },
       ],
       series: [
@@ -45,7 +45,8 @@ export function TimeChart(props: {
           label: s.label,
           stroke: s.color,
           width: 2,
-          points: { show: props.times.length < 40 },
+          // at most ~60 buckets: points keep an isolated value (between empty buckets) visible
+          points: { show: true, size: 5 },
           value: (_u: uPlot, v: number | null) => (v === null ? '—' : format(v)),
         })),
       ],

@@ -111,15 +111,15 @@ export function DecisionsPage(props: { query: URLSearchParams }) {
           options={CONTENT_TYPES}
           all="Any type"
         />
-        <label class="field">
+        <label class="field wide-narrow">
           <span>From</span>
           <input type="datetime-local" name="from" value={toLocal(filters.from)} />
         </label>
-        <label class="field">
+        <label class="field wide-narrow">
           <span>To</span>
           <input type="datetime-local" name="to" value={toLocal(filters.to)} />
         </label>
-        <label class="field">
+        <label class="field wide-narrow">
           <span>User ID</span>
           <input
             type="text"

@@ -59,7 +59,7 @@ export function DryRunPanel(props: { policy: Policy; stale: boolean }) {
             <p class="dry-run-result">
               Decision: <ActionBadge action={result.decision.action} />
             </p>
-            <ScoreTable categories={result.decision.categories} />
+            <ScoreTable categories={result.decision.categories} compact />
           </>
         )}
       </div>

@@ -110,7 +110,7 @@ function CreateKey(props: { onCreated: (key: ApiKey) => void; onCancel: () => vo
   );
 }
 
-export function KeysPage() {
+export function KeysPage(props: { currentKeyId: string }) {
   const { data, error, loading, reload } = useLoad(() => api.get<{ keys: ApiKey[] }>('/v1/keys'), []);
   const [creating, setCreating] = useState(false);
   const [created, setCreated] = useState<ApiKey | null>(null);
@@ -255,6 +255,9 @@ export function KeysPage() {
           </code>
           ) will be refused at once. This cannot be undone.
         </p>
+        {revoking?.id === props.currentKeyId && (
+          <p class="notice warning">You are signed in with this key: revoking it signs you out.</p>
+        )}
       </ConfirmDialog>
     </section>
   );

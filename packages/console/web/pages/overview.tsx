@@ -157,74 +157,82 @@ export function OverviewPage() {
               </p>
             </Empty>
           ) : (
-            <div class="grid-2">
-              <div class="card">
-                <h2>Action mix</h2>
-                <ActionMix actions={totals.actions} total={totals.count} />
+            <>
+              <div class="grid-mix">
+                <div class="card">
+                  <h2>Action mix</h2>
+                  <ActionMix actions={totals.actions} total={totals.count} />
+                  <p class="muted small">
+                    <Link to="/decisions?action=block">Blocked decisions</Link> ·{' '}
+                    <Link to="/decisions?action=flag">Flagged decisions</Link>
+                  </p>
+                </div>
+                <div class="card">
+                  <h2>Decisions over time</h2>
+                  <TimeChart
+                    label="Decisions per interval by action"
+                    times={charts.times}
+                    series={charts.volume}
+                  />
+                </div>
               </div>
-              <div class="card">
-                <h2>Decisions over time</h2>
-                <TimeChart
-                  label="Decisions per interval by action"
-                  times={charts.times}
-                  series={charts.volume}
-                />
-              </div>
-              <div class="card">
-                <h2>Flag and block rates</h2>
-                <TimeChart
-                  label="Flag and block rates over time"
-                  times={charts.times}
-                  series={charts.rates}
-                  format={(v) => `${Math.round(v * 100)}%`}
-                />
-              </div>
-              <div class="card">
-                <h2>Latency</h2>
-                <TimeChart
-                  label="Latency p50 and p99 over time"
-                  times={charts.times}
-                  series={charts.latency}
-                  format={ms}
-                />
-              </div>
-              <div class="card span-2">
-                <h2>Category trigger rates</h2>
-                {charts.names.length === 0 ? (
-                  <p class="muted">No category triggered in this range.</p>
-                ) : (
-                  <>
-                    <TimeChart
-                      label="Share of decisions in which each category triggered"
-                      times={charts.times}
-                      series={charts.categories}
-                      format={(v) => `${Math.round(v * 100)}%`}
-                    />
-                    <table class="table compact">
-                      <caption class="sr-only">Triggers per category in the range</caption>
-                      <thead>
-                        <tr>
-                          <th scope="col">Category</th>
-                          <th scope="col">Triggered</th>
-                          <th scope="col">Rate</th>
-                        </tr>
-                      </thead>
-                      <tbody>
-                        {charts.names.map((name) => (
-                          <tr key={name}>
-                            <td>
-                              <Link to={`/decisions?category=${name}`}>{label(name)}</Link>
-                            </td>
-                            <td>{count(totals.categories[name]!)}</td>
-                            <td>{percent(totals.categories[name]! / totals.count)}</td>
+              <div class="grid-2">
+                <div class="card">
+                  <h2>Flag and block rates</h2>
+                  <TimeChart
+                    label="Flag and block rates over time"
+                    times={charts.times}
+                    series={charts.rates}
+                    format={(v) => `${Math.round(v * 100)}%`}
+                  />
+                </div>
+                <div class="card">
+                  <h2>Latency</h2>
+                  <TimeChart
+                    label="Latency p50 and p99 over time"
+                    times={charts.times}
+                    series={charts.latency}
+                    format={ms}
+                  />
+                </div>
+                <div class="card span-2">
+                  <h2>Category trigger rates</h2>
+                  {charts.names.length === 0 ? (
+                    <p class="muted">No category triggered in this range.</p>
+                  ) : (
+                    <>
+                      <TimeChart
+                        label="Share of decisions in which each category triggered"
+                        times={charts.times}
+                        series={charts.categories}
+                        format={(v) => `${Math.round(v * 100)}%`}
+                      />
+                      <table class="table compact">
+                        <caption class="sr-only">Triggers per category in the range</caption>
+                        <thead>
+                          <tr>
+                            <th scope="col">Category</th>
+                            <th scope="col">Triggered</th>
+                            <th scope="col">Rate</th>
                           </tr>
-                        ))}
-                      </tbody>
-                    </table>
-                  </>
-                )}
+                        </thead>
+                        <tbody>
+                          {charts.names.map((name) => (
+                            <tr key={name}>
+                              <td>
+                                <Link to={`/decisions?category=${name}`}>{label(name)}</Link>
+                              </td>
+                              <td>{count(totals.categories[name]!)}</td>
+                              <td>{percent(totals.categories[name]! / totals.count)}</td>
+                            </tr>
+                          ))}
+                        </tbody>
+                      </table>
+                    </>
+                  )}
+                </div>
               </div>
-            </div>
+            </>
           )}
         </div>
       )}
