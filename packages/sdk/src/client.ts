@@ -3,6 +3,7 @@ import { AccountResource, Accounts, Keys, ProvidersResource, UsageResource } fro
 import { Batch } from './resources/batch.ts';
 import { Decisions } from './resources/decisions.ts';
 import { Policies } from './resources/policies.ts';
+import { StatsResource } from './resources/stats.ts';
 import { Video } from './resources/video.ts';
 import { Webhooks } from './resources/webhooks.ts';
 import type {
@@ -33,6 +34,7 @@ export class Verdict extends APIClient {
   readonly account = new AccountResource(this);
   readonly usage = new UsageResource(this);
   readonly providers = new ProvidersResource(this);
+  readonly stats = new StatsResource(this);
 
   /** Checks one text, image or video URL against a policy and stores the decision. */
   check(params: CheckParams, options?: RequestOptions): Promise<CheckResult> {

@@ -78,12 +78,16 @@ export type BatchStatus = ResponseBody<'/v1/batch/{batchId}', 'get'>;
 
 // Policies
 export type PolicyParams = RequestBody<'/v1/policies', 'post'>;
+export type PolicyValidateParams = RequestBody<'/v1/policies/validate', 'post'>;
+export type PolicyValidation = ResponseBody<'/v1/policies/validate', 'post'>;
 export type Policy = ResponseBody<'/v1/policies/{policyId}', 'get'>;
 export type PolicyList = ResponseBody<'/v1/policies', 'get'>;
 
 // Decisions
 export type Decision = ResponseBody<'/v1/decisions/{decisionId}', 'get'>;
 export type DecisionListParams = QueryParams<'/v1/decisions', 'get'>;
+export type StatsParams = QueryParams<'/v1/stats', 'get'>;
+export type Stats = ResponseBody<'/v1/stats', 'get'>;
 export type DecisionList = ResponseBody<'/v1/decisions', 'get'>;
 export type ReplayParams = RequestBody<'/v1/decisions/{decisionId}/replay', 'post'>;
 export type ReplayResult = ResponseBody<'/v1/decisions/{decisionId}/replay', 'post'>;

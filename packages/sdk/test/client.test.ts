@@ -141,6 +141,26 @@ describe('Verdict SDK against a real server', () => {
     expect(missing).toMatchObject({ status: 404, code: 'DECISION_NOT_FOUND' });
   });
 
+  it('decisions filters, stats and policy validation (the web console API)', async () => {
+    await client.check({ content: 'hello there', policyId: 'default', metadata: { userId: 'sdk-user' } });
+    const mine = await client.decisions.list({ userId: 'sdk-user' });
+    expect(mine.decisions).toHaveLength(1);
+    expect(mine.decisions[0]!.metadata).toEqual({ userId: 'sdk-user' });
+    const unknown = await client.decisions.list({ usrId: 'x' } as never).catch((e: unknown) => e);
+    expect(unknown).toBeInstanceOf(UnprocessableEntityError);
+    expect((unknown as VerdictError).code).toBe('INVALID_PARAMETER');
+    const stats = await client.stats.get({ bucket: 'hour' });
+    expect(stats.totals.count).toBeGreaterThanOrEqual(1);
+    expect(stats.buckets.length).toBeGreaterThanOrEqual(24);
+    const valid = await client.policies.validate({ yamlContent: POLICY_YAML });
+    expect(valid).toMatchObject({ valid: true, name: 'Community' });
+    const invalid = await client.policies
+      .validate({ yamlContent: 'name: x\ncategories: [' })
+      .catch((e: unknown) => e);
+    expect((invalid as VerdictError).code).toBe('INVALID_YAML');
+    expect((invalid as VerdictError).details).toMatchObject({ line: expect.any(Number) });
+  });
+
   it('batch: checkAsync is processed by the worker; get shows the items', async () => {
     const accepted = await client.batch.checkAsync({
       policyId: 'default',

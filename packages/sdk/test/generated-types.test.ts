@@ -60,6 +60,7 @@ describe('SDK types follow the server schemas', () => {
       v.policies.create({ policyId: 'p', yamlContent: 'x' }),
       v.policies.get(id),
       v.policies.list(),
+      v.policies.validate({ yamlContent: 'x' }),
       v.decisions.get(id),
       Promise.resolve(v.decisions.list()),
       v.decisions.replay(id, { policyId: 'p' }),
@@ -87,6 +88,7 @@ describe('SDK types follow the server schemas', () => {
       v.account.get(),
       v.usage.get(),
       v.providers.list(),
+      v.stats.get(),
     ];
     await Promise.all(calls);
     const operations = [...documentPaths(document), ...PENDING_PATHS]

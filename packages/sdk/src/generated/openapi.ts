@@ -804,6 +804,101 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/policies/validate': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Check policy YAML without saving it (422 with line/column as saving would) */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            yamlContent: string;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              valid: true;
+              name: string;
+              description: string | null;
+              categories: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/policies/{policyId}': {
     parameters: {
       query?: never;
@@ -894,7 +989,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** List your decisions, newest first */
+    /** List your decisions, newest first, optionally filtered */
     get: {
       parameters: {
         query?: {
@@ -902,6 +997,17 @@ export interface paths {
           limit?: string;
           /** @description Default 0 */
           offset?: string;
+          action?: 'allow' | 'warn' | 'flag' | 'block';
+          policyId?: string;
+          /** @description Only decisions in which this category triggered */
+          category?: string;
+          contentType?: 'text' | 'image' | 'video' | 'multimodal';
+          /** @description Inclusive */
+          from?: string;
+          /** @description Exclusive */
+          to?: string;
+          /** @description metadata.userId */
+          userId?: string;
         };
         header?: never;
         path?: never;
@@ -3976,6 +4082,137 @@ export interface paths {
         };
       };
     };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/stats': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Decision statistics over time, computed by the database
+     * @description Every bucket from `from` (default: 24 h before `to`) to `to` (default: now), empty ones included; `bucket` defaults to minute for ranges up to two hours, hour up to two days, else day; at most 1000 buckets.
+     */
+    get: {
+      parameters: {
+        query?: {
+          from?: string;
+          to?: string;
+          bucket?: 'minute' | 'hour' | 'day';
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** Format: date-time */
+              from: string;
+              /** Format: date-time */
+              to: string;
+              bucket: 'minute' | 'hour' | 'day';
+              buckets: {
+                /** Format: date-time */
+                start: string;
+                count: number;
+                actions: {
+                  allow: number;
+                  warn: number;
+                  flag: number;
+                  block: number;
+                };
+                flagged: number;
+                /** @description flagged / count (0 when empty) */
+                flagRate: number;
+                /** @description action block / count (0 when empty) */
+                blockRate: number;
+                /** @description ms, nearest rank; null when empty */
+                latencyP50: number | null;
+                /** @description ms, nearest rank; null when empty */
+                latencyP99: number | null;
+                /** @description decisions in which each category triggered */
+                categories: {
+                  [key: string]: number;
+                };
+              }[];
+              totals: {
+                count: number;
+                actions: {
+                  allow: number;
+                  warn: number;
+                  flag: number;
+                  block: number;
+                };
+                flagged: number;
+                /** @description flagged / count (0 when empty) */
+                flagRate: number;
+                /** @description action block / count (0 when empty) */
+                blockRate: number;
+                /** @description ms, nearest rank; null when empty */
+                latencyP50: number | null;
+                /** @description ms, nearest rank; null when empty */
+                latencyP99: number | null;
+                /** @description decisions in which each category triggered */
+                categories: {
+                  [key: string]: number;
+                };
+              };
+            };
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;

@@ -1,5 +1,5 @@
 import type { APIClient, RequestOptions } from '../core.ts';
-import type { Policy, PolicyList, PolicyParams } from '../types.ts';
+import type { Policy, PolicyList, PolicyParams, PolicyValidateParams, PolicyValidation } from '../types.ts';
 
 export interface PolicyCreateParams extends PolicyParams {
   /** Fail with 409 `DUPLICATE_POLICY_ID` instead of replacing an existing policy (`If-None-Match: *`). */
@@ -23,6 +23,11 @@ export class Policies {
 
   get(policyId: string, options?: RequestOptions): Promise<Policy> {
     return this.client.call('get', '/v1/policies/{policyId}', { path: { policyId } }, options);
+  }
+
+  /** Checks policy YAML without saving it: the errors `create` would give (422, with line and column). */
+  validate(params: PolicyValidateParams, options?: RequestOptions): Promise<PolicyValidation> {
+    return this.client.call('post', '/v1/policies/validate', { body: params }, options);
   }
 
   /** The built-in policies and your own. */

@@ -43,6 +43,7 @@ export const dashboardSessionRoutes =
       {
         config: { public: true },
         schema: {
+          hide: true,
           tags: ['console'],
           summary: 'Sign in to the console with an admin API key (sets an HttpOnly session cookie)',
           body: Type.Object({ apiKey: Type.String() }),
@@ -64,6 +65,7 @@ export const dashboardSessionRoutes =
       {
         config: { public: true },
         schema: {
+          hide: true,
           tags: ['console'],
           summary: 'The current console session (401 when signed out)',
           response: { 200: Session, ...errorResponses(401) },
@@ -87,6 +89,7 @@ export const dashboardSessionRoutes =
       {
         config: { public: true },
         schema: {
+          hide: true,
           tags: ['console'],
           summary: `Sign out: ends the session (needs the ${CSRF_HEADER} header)`,
           response: { 200: Type.Object({ signedOut: Type.Boolean() }), ...errorResponses(401, 403) },
