@@ -72,7 +72,7 @@ export interface Decision {
   metadata: Record<string, unknown> | null;
   timestamp: string;
   replayOf: string | null;
-  results?: MultimodalResult[];
+  results?: MultimodalResult[] | FrameResult[];
   media?: { ref?: string; url?: string; sha256?: string }[];
 }
 

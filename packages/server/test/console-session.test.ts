@@ -3,16 +3,16 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.ts';
 import { createTestApp, type TestApp } from './helpers/app.ts';
-import { tempDir } from './helpers/databases.ts';
+import { engines, tempDir } from './helpers/databases.ts';
 import { KeywordProvider } from './helpers/keyword-provider.ts';
 
 /** The web console's server side: static pages with a strict CSP, cookie sessions, CSRF. */
-describe('console: pages and sessions', () => {
+describe.each(engines)('console: pages and sessions (%s)', (engine) => {
   let t: TestApp;
   let app: Awaited<ReturnType<typeof buildApp>>;
   const consoleDir = tempDir('verdict-console-');
   beforeAll(async () => {
-    t = await createTestApp({ overrides: { textProvider: new KeywordProvider() } });
+    t = await createTestApp({ engine, overrides: { textProvider: new KeywordProvider() } });
     fs.mkdirSync(path.join(consoleDir, 'assets'));
     fs.writeFileSync(
       path.join(consoleDir, 'index.html'),

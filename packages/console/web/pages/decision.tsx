@@ -24,6 +24,11 @@ function sameOrigin(url: string): boolean {
   }
 }
 
+/** A video decision's results are its frames; a multi-modal decision's are its items. */
+function isFrames(results: unknown[]): results is FrameResult[] {
+  return typeof (results[0] as { frameNumber?: unknown })?.frameNumber === 'number';
+}
+
 function Frames(props: { frames: FrameResult[] }) {
   const flagged = props.frames.filter((f) => f.flagged);
   if (flagged.length === 0)
@@ -243,8 +248,17 @@ export function DecisionPage(props: { decisionId: string }) {
       </div>
       {d.results && d.results.length > 0 && (
         <div class="card">
-          <h2>Items</h2>
-          <Items results={d.results} />
+          {isFrames(d.results) ? (
+            <>
+              <h2>Video frames</h2>
+              <Frames frames={d.results} />
+            </>
+          ) : (
+            <>
+              <h2>Items</h2>
+              <Items results={d.results} />
+            </>
+          )}
         </div>
       )}
       <div class="card">
