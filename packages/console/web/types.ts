@@ -134,6 +134,7 @@ export interface ApiKey {
   accountId: string;
   expiresAt: string | null;
   revokedAt: string | null;
+  lastUsedAt: string | null;
   rateLimit: { perMinute: number; burstPerSecond: number } | null;
   createdAt: string;
   key?: string;

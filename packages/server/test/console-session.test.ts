@@ -186,6 +186,19 @@ describe.each(engines)('console: pages and sessions (%s)', (engine) => {
     );
   });
 
+  it('lists when each key was last used (written in the background, at most once a minute)', async () => {
+    const created = await t.request('POST', '/v1/keys', {
+      body: { name: 'used', scopes: ['decisions:read'] },
+    });
+    const listed = async () =>
+      (await t.request('GET', '/v1/keys')).body.keys.find((k: { id: string }) => k.id === created.body.id);
+    expect((await listed()).lastUsedAt).toBeNull();
+    const before = Date.now();
+    expect((await t.request('GET', '/v1/decisions', { key: created.body.key })).status).toBe(200);
+    await expect.poll(async () => (await listed()).lastUsedAt, { timeout: 5000 }).not.toBeNull();
+    expect(Date.parse((await listed()).lastUsedAt)).toBeGreaterThanOrEqual(before - 1000);
+  });
+
   it('prefers an Authorization header over the cookie (API clients are unaffected)', async () => {
     const { cookie } = await signIn(t.adminKey);
     const res = await app.inject({

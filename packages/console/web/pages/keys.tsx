@@ -11,7 +11,7 @@ import {
   StatusBadge,
   useLoad,
 } from '../components.tsx';
-import { formatDate } from '../format.ts';
+import { formatDate, formatTime } from '../format.ts';
 import { type ApiKey, SCOPES } from '../types.ts';
 
 const EXPIRY = [
@@ -192,6 +192,9 @@ export function KeysPage(props: { currentKeyId: string }) {
                 <th scope="col" class="hide-narrow">
                   Created
                 </th>
+                <th scope="col" class="hide-narrow">
+                  Last used
+                </th>
                 <th scope="col">Status</th>
                 <th scope="col">
                   <span class="sr-only">Actions</span>
@@ -204,20 +207,23 @@ export function KeysPage(props: { currentKeyId: string }) {
                 return (
                   <tr key={key.id}>
                     <td>{key.name}</td>
-                    <td>
+                    <td class="nowrap">
                       <code>
                         {key.prefix}…{key.last4}
                       </code>
                     </td>
                     <td class="hide-narrow">{key.scopes.join(', ')}</td>
                     {accounts.size > 1 && <td class="hide-narrow">{key.accountId}</td>}
-                    <td class="hide-narrow">{key.expiresAt ? formatDate(key.expiresAt) : 'Never'}</td>
+                    <td class="hide-narrow nowrap">{key.expiresAt ? formatDate(key.expiresAt) : 'Never'}</td>
                     <td class="hide-narrow">
                       {key.rateLimit
                         ? `${key.rateLimit.perMinute}/min, ${key.rateLimit.burstPerSecond}/s`
                         : 'Default'}
                     </td>
-                    <td class="hide-narrow">{formatDate(key.createdAt)}</td>
+                    <td class="hide-narrow nowrap">{formatDate(key.createdAt)}</td>
+                    <td class="hide-narrow nowrap">
+                      {key.lastUsedAt ? formatTime(key.lastUsedAt) : 'Never'}
+                    </td>
                     <td>
                       <StatusBadge ok={s.ok}>{s.text}</StatusBadge>
                     </td>

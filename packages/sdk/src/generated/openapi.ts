@@ -4412,6 +4412,8 @@ export interface components {
       accountId: string;
       expiresAt: string | null;
       revokedAt: string | null;
+      /** @description When the key was last used (to the minute); null if never */
+      lastUsedAt: string | null;
       rateLimit: {
         perMinute: number;
         burstPerSecond: number;

@@ -13,6 +13,9 @@ import { type Principal, requireScope, SCOPES, type Scope } from './principal.ts
 
 const ISO_8601 = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2}))?$/;
 
+/** "Last used" is kept to this resolution. */
+const LAST_USED_RESOLUTION_MS = 60_000;
+
 export function hashKey(key: string): string {
   return createHash('sha256').update(key, 'utf8').digest('hex');
 }
@@ -44,6 +47,7 @@ export function keyView(record: ApiKeyRecord) {
     accountId: record.accountId,
     expiresAt: record.expiresAt,
     revokedAt: record.revokedAt,
+    lastUsedAt: record.lastUsedAt ?? null,
     rateLimit: record.rateLimit,
     createdAt: record.createdAt,
   };
@@ -89,6 +93,24 @@ export class KeyService {
     readonly cache: KeyCache = new KeyCache(0),
   ) {}
 
+  /** When this instance last wrote each key's last_used_at (ms). */
+  private readonly lastNoted = new Map<string, number>();
+
+  /**
+   * Records that a key was used, at most once a minute per key (and instance) and without waiting for the write:
+   * "last used" is for people reading the key list, not worth a write on every request's path.
+   */
+  private noteUse(keyId: string, at: number): void {
+    const last = this.lastNoted.get(keyId);
+    if (last !== undefined && at - last < LAST_USED_RESOLUTION_MS) return;
+    if (this.lastNoted.size >= 10_000) this.lastNoted.clear();
+    this.lastNoted.set(keyId, at);
+    this.keys.touch(keyId, new Date(at).toISOString()).catch(() => {
+      // a failed write (database going away at shutdown) only leaves "last used" a minute older
+      this.lastNoted.delete(keyId);
+    });
+  }
+
   /** Verifies a presented key. Expected failures are values, not exceptions. */
   async verify(presented: string | undefined, now = new Date()): Promise<KeyVerification> {
     if (!presented) return { ok: false, code: 'MISSING_API_KEY' };
@@ -118,6 +140,7 @@ export class KeyService {
     if (record.expiresAt !== null && Date.parse(record.expiresAt) <= at) {
       return { ok: false, code: 'EXPIRED_API_KEY' };
     }
+    this.noteUse(record.id, at);
     return {
       ok: true,
       principal: {

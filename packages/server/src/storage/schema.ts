@@ -26,6 +26,8 @@ export interface ApiKeysTable {
   revoked_at: string | null;
   rate_limit: string | null;
   created_at: string;
+  /** migration 0007-console-sessions */
+  last_used_at?: string | null;
 }
 
 export interface PoliciesTable {

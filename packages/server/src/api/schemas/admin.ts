@@ -47,6 +47,9 @@ export const ApiKey = Type.Object(
     accountId: Type.String(),
     expiresAt: Type.Union([Type.String(), Type.Null()]),
     revokedAt: Type.Union([Type.String(), Type.Null()]),
+    lastUsedAt: Type.Union([Type.String(), Type.Null()], {
+      description: 'When the key was last used (to the minute); null if never',
+    }),
     rateLimit: Type.Union([RateLimit, Type.Null()]),
     createdAt: Type.String(),
     key: Type.Optional(Type.String({ description: 'The key itself; returned only on creation' })),

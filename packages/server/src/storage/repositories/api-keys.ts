@@ -18,6 +18,8 @@ export interface ApiKeyRecord {
   scopes: string[];
   expiresAt: string | null;
   revokedAt: string | null;
+  /** approximate: written at most once a minute per key and instance */
+  lastUsedAt?: string | null;
   rateLimit: KeyRateLimit | null;
   createdAt: string;
 }
@@ -33,6 +35,7 @@ function toRecord(row: ApiKeysTable): ApiKeyRecord {
     scopes: fromJson<string[]>(row.scopes),
     expiresAt: row.expires_at,
     revokedAt: row.revoked_at,
+    lastUsedAt: row.last_used_at ?? null,
     rateLimit: fromJson<KeyRateLimit>(row.rate_limit),
     createdAt: row.created_at,
   };
@@ -111,6 +114,10 @@ export class ApiKeyRepository {
     let query = this.db.selectFrom('api_keys').selectAll().orderBy('id');
     if (accountId !== null) query = query.where('account_id', '=', accountId);
     return (await query.execute()).map(toRecord);
+  }
+
+  async touch(id: string, at: string): Promise<void> {
+    await this.db.updateTable('api_keys').set({ last_used_at: at }).where('id', '=', id).execute();
   }
 
   async revoke(id: string, at: string): Promise<void> {
