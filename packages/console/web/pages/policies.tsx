@@ -40,7 +40,7 @@ export function PoliciesPage() {
             <tbody>
               {data.policies.map((p) => (
                 <tr key={p.policyId}>
-                  <td>
+                  <td class="nowrap">
                     <Link to={`/policies/${encodeURIComponent(p.policyId)}`}>{p.policyId}</Link>{' '}
                     {p.builtin && <span class="badge">built-in</span>}
                   </td>
