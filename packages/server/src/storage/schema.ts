@@ -26,7 +26,7 @@ export interface ApiKeysTable {
   revoked_at: string | null;
   rate_limit: string | null;
   created_at: string;
-  /** migration 0007-console-sessions */
+  /** migration 0008-console-sessions */
   last_used_at?: string | null;
 }
 
