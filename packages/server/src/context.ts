@@ -1,4 +1,6 @@
 import { Redis } from 'ioredis';
+import { BankMatcher } from './banks/matcher.ts';
+import { BankService } from './banks/service.ts';
 import { createEventsContext, type EventsContext } from './compose-events.ts';
 import { createVideoEvaluator, createVideoService } from './compose-videos.ts';
 import { type Config, extraCa, type Secrets } from './config.ts';
@@ -24,6 +26,7 @@ import { ProviderRegistry } from './providers/registry.ts';
 import { type DatabaseHandle, migrateToLatest, openDatabase, pingDatabase } from './storage/database.ts';
 import { AccountRepository } from './storage/repositories/accounts.ts';
 import { ApiKeyRepository } from './storage/repositories/api-keys.ts';
+import { BankRepository } from './storage/repositories/banks.ts';
 import { IdempotencyRepository } from './storage/repositories/idempotency.ts';
 import { PolicyRepository } from './storage/repositories/policies.ts';
 import { UsageRepository } from './storage/repositories/usage.ts';
@@ -62,6 +65,8 @@ export interface AppContext extends EventsContext {
   /** The bundled image model's worker pool; null when a test replaced the image provider. */
   imageModel: ImageModelPool | null;
   idempotency: IdempotencyRepository;
+  /** Hash banks (issue 20): CRUD and import; matching runs inside checks through the matcher. */
+  banks: BankService;
   /** Readiness of each part, for /readyz. */
   readiness(): Promise<Record<string, boolean>>;
   close(): Promise<void>;
@@ -92,18 +97,22 @@ export async function createContext(
   const providers = new ProviderRegistry([textProvider, imageProvider]);
   const evaluators = new EvaluatorRegistry();
   evaluators.register(new TextEvaluator(textProvider));
-  evaluators.register(
-    new ImageEvaluator(imageProvider, {
-      allowPrivate: config.allowPrivateUrls,
-      allowHttp: config.allowHttpMedia ?? false,
-      ...(config.caFile && { ca: extraCa(config) }),
-      ...overrides.imageFetch,
-    }),
-  );
+  const imageFetch = {
+    allowPrivate: config.allowPrivateUrls,
+    allowHttp: config.allowHttpMedia ?? false,
+    ...(config.caFile && { ca: extraCa(config) }),
+    ...overrides.imageFetch,
+  };
+  evaluators.register(new ImageEvaluator(imageProvider, imageFetch));
+  const bankRepo = new BankRepository(db);
+  const banks = new BankService(bankRepo, imageFetch);
+  const bankMatcher = new BankMatcher(bankRepo, MAX_IMAGE_PIXELS);
   // Video URLs go through the same fetcher settings (and test seams) as image URLs.
   evaluators.register(createVideoEvaluator(config, imageProvider, overrides.imageFetch));
   const decisionStore = new DecisionStore(db, database.engine);
-  const policies = new PolicyService(new PolicyRepository(db, database.engine));
+  const policies = new PolicyService(new PolicyRepository(db, database.engine), (accountId, names) =>
+    banks.existingNames(accountId, names),
+  );
   const decisions = new DecisionService(decisionStore, config.publicUrl);
   const usage = new UsageService(new UsageRepository(db));
   const limitsRedis =
@@ -116,7 +125,7 @@ export async function createContext(
   const rateLimiter =
     overrides.rateLimiter ?? (limitsRedis ? redisRateLimiter(limitsRedis) : memoryRateLimiter());
   decisionStore.addSideWrite(usage.sideWrite);
-  const checks = new CheckService(policies, evaluators, decisionStore, decisions, usage);
+  const checks = new CheckService(policies, evaluators, decisionStore, decisions, usage, bankMatcher);
   const eventsContext = createEventsContext(config, database, {
     accounts: accountRepo,
     policies,
@@ -156,6 +165,7 @@ export async function createContext(
     videos,
     ...eventsContext,
     idempotency: new IdempotencyRepository(db),
+    banks,
     async readiness() {
       const storage = await pingDatabase(db).then(
         () => true,

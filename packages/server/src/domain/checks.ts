@@ -1,4 +1,6 @@
 import { performance } from 'node:perf_hooks';
+import type { BankMatcher } from '../banks/matcher.ts';
+import { applyBankMatch } from '../banks/outcome.ts';
 import type { DecisionRecord, ReplayData } from '../storage/repositories/decisions.ts';
 import { requireField, validateContentType, validateLanguage, validateMetadata } from './content.ts';
 import { type ContentWarning, textWarnings } from './content-warnings.ts';
@@ -81,7 +83,13 @@ export class CheckService {
     private readonly store: DecisionStore,
     private readonly decisions: DecisionService,
     private readonly usage: UsageService,
+    private readonly banks: BankMatcher | null = null,
   ) {}
+
+  /** The policy's bank screen for this caller (null when the policy names no banks). */
+  bankScreen(principal: Principal, policy: Policy) {
+    return this.banks?.screenFor(principal.accountId, policy.banks) ?? null;
+  }
 
   /**
    * Validates one check request and resolves its policy, without evaluating anything: batches validate every item
@@ -121,8 +129,11 @@ export class CheckService {
   ): Promise<DecisionRecord> {
     const started = options.started ?? performance.now();
     const { contentType, content, language, metadata, policy } = prepared;
-    const evaluation = await this.evaluators.get(contentType).evaluate(content, { language });
-    const outcome = applyPolicy(policy, evaluation.result);
+    const evaluation = await this.evaluators
+      .get(contentType)
+      .evaluate(content, { language, banks: this.bankScreen(principal, policy) });
+    const scored = applyPolicy(policy, evaluation.result);
+    const outcome = evaluation.bankMatch ? applyBankMatch(scored, evaluation.bankMatch) : scored;
     const request = {
       path: options.path ?? '/v1/check',
       body: {
@@ -148,6 +159,7 @@ export class CheckService {
       request,
       latency: round(performance.now() - started),
       ...(evaluation.media && { media: evaluation.media }),
+      ...(evaluation.bankMatch && { bankMatch: evaluation.bankMatch }),
       replayData: replayHighlights(evaluation.result.highlights, outcome),
     });
   }
@@ -295,7 +307,24 @@ export class CheckService {
       }
       const language =
         (original.language as Parameters<typeof evaluator.evaluate>[1]['language'] | null) ?? 'auto';
-      const evaluation = await evaluator.evaluate(prepared, { language });
+      const evaluation = await evaluator.evaluate(prepared, {
+        language,
+        banks: this.bankScreen(principal, policy),
+      });
+      if (evaluation.bankMatch) {
+        const outcome = applyBankMatch(applyPolicy(policy, evaluation.result), evaluation.bankMatch);
+        return this.record(principal, policy, outcome, {
+          ...replayFields(original, policy, requestId, started),
+          rawScores: {},
+          evaluated: [],
+          provider: evaluation.provider,
+          modelVersion: evaluation.result.modelVersion,
+          cost: 0,
+          language: original.language,
+          bankMatch: evaluation.bankMatch,
+          replayData: null,
+        });
+      }
       source = {
         rawScores: evaluation.result.scores,
         evaluated: evaluation.result.evaluated,

@@ -143,6 +143,7 @@ export function checkResultView(d: DecisionRecord) {
     ...(d.replayOf !== null && { replayOf: d.replayOf }),
     ...(d.results !== null && { results: d.results }),
     ...(d.media && d.media.length > 0 && { media: d.media }),
+    ...(d.bankMatch && { bankMatch: d.bankMatch }),
   };
 }
 
@@ -169,6 +170,7 @@ export function decisionView(d: DecisionRecord) {
     replayOf: d.replayOf,
     ...(d.results !== null && { results: d.results }),
     ...(d.media && d.media.length > 0 && { media: d.media }),
+    ...(d.bankMatch && { bankMatch: d.bankMatch }),
   };
 }
 

@@ -1,3 +1,5 @@
+import type { BankScreen } from '../banks/matcher.ts';
+import type { BankMatch } from '../banks/types.ts';
 import type { Provider, ProviderResult } from '../providers/provider.ts';
 import { validateText } from './content.ts';
 import { AppError } from './errors.ts';
@@ -16,6 +18,15 @@ export interface Evaluation {
   result: ProviderResult;
   /** The media evaluated (images by reference and fingerprint), stored with the decision. */
   media?: MediaRef[];
+  /** Set when a hash bank decided the content before any model ran (no scores then). */
+  bankMatch?: BankMatch;
+}
+
+export interface EvaluateOptions {
+  language: Language | 'auto';
+  signal?: AbortSignal;
+  /** The policy's hash banks: images are screened against them before any model runs. */
+  banks?: BankScreen | null;
 }
 
 /**
@@ -25,10 +36,7 @@ export interface Evaluation {
 export interface ContentEvaluator {
   readonly contentType: ContentType;
   prepare(content: unknown, field: string): PreparedContent;
-  evaluate(
-    prepared: PreparedContent,
-    options: { language: Language | 'auto'; signal?: AbortSignal },
-  ): Promise<Evaluation>;
+  evaluate(prepared: PreparedContent, options: EvaluateOptions): Promise<Evaluation>;
   /** Re-creates prepared content from a stored decision, or null when the content was stored by reference only. */
   fromStored?(stored: string): PreparedContent | null;
 }

@@ -1,9 +1,11 @@
+import type { BankMatch } from '../banks/types.ts';
 import {
   describeImage,
   fetchImage,
   type ImageFetchOptions,
   type ImageInput,
   imageRef,
+  type MediaRef,
   parseImageInput,
 } from '../media/image.ts';
 import { ImageDecodeError } from '../providers/local-image/pool.ts';
@@ -11,10 +13,21 @@ import type { Provider } from '../providers/provider.ts';
 import { AppError } from './errors.ts';
 import {
   type ContentEvaluator,
+  type EvaluateOptions,
   type Evaluation,
   type PreparedContent,
   preparedFromStoredUrl,
 } from './evaluators.ts';
+
+/** An evaluation that a bank match decided: no model ran, so nothing is judged (every category evaluated: false). */
+export function bankDecided(bankMatch: BankMatch, media: MediaRef): Evaluation {
+  return {
+    provider: 'banks',
+    result: { scores: {}, evaluated: [], modelVersion: 'pdq', cost: 0 },
+    media: [media],
+    bankMatch,
+  };
+}
 
 interface ImagePayload {
   input: ImageInput;
@@ -43,7 +56,7 @@ export class ImageEvaluator implements ContentEvaluator {
     };
   }
 
-  async evaluate(prepared: PreparedContent, options: { signal?: AbortSignal } = {}): Promise<Evaluation> {
+  async evaluate(prepared: PreparedContent, options: Partial<EvaluateOptions> = {}): Promise<Evaluation> {
     const { input, field } = prepared.payload as ImagePayload;
     const fetched = input.kind === 'url';
     const bytes = fetched ? await fetchImage(input.url, field, this.fetchOptions) : input.bytes;
@@ -56,6 +69,9 @@ export class ImageEvaluator implements ContentEvaluator {
       notImage,
       input.kind === 'inline' ? input.sha256 : undefined,
     );
+    // A known image is decided by its bank before any model runs (issue 20).
+    const bankMatch = options.banks ? await options.banks.screen(bytes, media.ref) : null;
+    if (bankMatch) return bankDecided(bankMatch, media);
     try {
       const result = await this.provider.evaluate({ contentType: 'image', image: bytes }, options.signal);
       return { provider: this.provider.name, result, media: [media] };

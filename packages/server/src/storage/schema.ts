@@ -76,6 +76,34 @@ export interface DecisionsTable {
   media: string | null;
   /** JSON ReplayData: what a replay under another policy needs (migration 0006-replay-data). */
   replay_data: string | null;
+  /** JSON BankMatch: the bank item that decided this decision (migration 0007-banks). */
+  bank_match: string | null;
+}
+
+export interface BanksTable {
+  id: string;
+  account_id: string;
+  name: string;
+  description: string | null;
+  version: number;
+  item_count: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface BankItemsTable {
+  id: string;
+  bank_id: string;
+  account_id: string;
+  fingerprint: string;
+  pdq: string | null;
+  pdq_quality: number | null;
+  sha256: string | null;
+  md5: string | null;
+  label: string | null;
+  source: string;
+  media_ref: string | null;
+  created_at: string;
 }
 
 export interface IdempotencyKeysTable {
@@ -231,4 +259,6 @@ export interface Database {
   batch_items: BatchItemsTable;
   videos: VideosTable;
   server_secrets: ServerSecretsTable;
+  banks: BanksTable;
+  bank_items: BankItemsTable;
 }

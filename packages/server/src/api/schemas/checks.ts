@@ -52,6 +52,7 @@ export const CheckResult = Type.Object(
     results: Type.Optional(Type.Array(Type.Unknown())),
     media: Type.Optional(MediaList),
     warnings: Type.Optional(ContentWarnings),
+    bankMatch: Type.Optional(Type.Ref('BankMatch')),
   },
   { $id: 'CheckResult' },
 );
@@ -93,6 +94,7 @@ export const Decision = Type.Object(
     replayOf: Type.Union([Type.String(), Type.Null()]),
     results: Type.Optional(Type.Array(Type.Unknown())),
     media: Type.Optional(MediaList),
+    bankMatch: Type.Optional(Type.Ref('BankMatch')),
   },
   { $id: 'Decision' },
 );

@@ -1,12 +1,14 @@
 import { type Document, isMap, isScalar, LineCounter, type Node, parseDocument, visit } from 'yaml';
+import type { PolicyBankRule } from '../../banks/types.ts';
 import { AppError } from '../errors.ts';
 import { ACTIONS, type Action, type CategoryName, POLICY_CATEGORY_NAMES } from '../taxonomy.ts';
+import { parsePolicyBanks } from './parse-banks.ts';
 import type { PolicyCategory } from './policy.ts';
 
 export const MAX_POLICY_YAML_BYTES = 64 * 1024;
 
 const MAX_ALIASES = 20;
-const TOP_LEVEL_KEYS = new Set(['name', 'description', 'categories']);
+const TOP_LEVEL_KEYS = new Set(['name', 'description', 'categories', 'banks']);
 const CATEGORY_KEYS = new Set(['threshold', 'action']);
 
 /** The first key that repeats an earlier key of its mapping, in one pass over each mapping. */
@@ -33,6 +35,8 @@ export interface ParsedPolicy {
   name: string;
   description: string | null;
   categories: Partial<Record<CategoryName, PolicyCategory>>;
+  /** Hash banks screened before any model runs (issue 20); absent when the policy names none. */
+  banks?: PolicyBankRule[];
 }
 
 /**
@@ -186,5 +190,11 @@ export function parsePolicyYaml(source: string): ParsedPolicy {
     }
     categories[name as CategoryName] = { threshold, action: entry.action as Action };
   }
-  return { name: root.name.trim(), description: (description as string | undefined) ?? null, categories };
+  const banks = parsePolicyBanks(root.banks, (path) => position(doc.getIn(['banks', ...path], true) as Node));
+  return {
+    name: root.name.trim(),
+    description: (description as string | undefined) ?? null,
+    categories,
+    ...(banks.length > 0 && { banks }),
+  };
 }

@@ -1,3 +1,4 @@
+import type { PolicyBankRule } from '../../banks/types.ts';
 import type { Action, CategoryName } from '../taxonomy.ts';
 
 export interface PolicyCategory {
@@ -11,6 +12,8 @@ export interface Policy {
   name: string;
   description: string | null;
   categories: Partial<Record<CategoryName, PolicyCategory>>;
+  /** Hash banks screened before any model runs; absent when none. */
+  banks?: PolicyBankRule[];
   version: number;
   builtin: boolean;
   accountId: string | null;

@@ -25,6 +25,7 @@ export function policyView(policy: Policy) {
     name: policy.name,
     description: policy.description,
     categories: policy.categories,
+    ...(policy.banks && { banks: policy.banks }),
     version: policy.version,
     builtin: policy.builtin,
     yamlContent: policy.yaml,
@@ -36,7 +37,12 @@ export function policyView(policy: Policy) {
 export class PolicyService {
   private readonly builtins: Map<string, Policy>;
 
-  constructor(private readonly policies: PolicyRepository) {
+  constructor(
+    private readonly policies: PolicyRepository,
+    /** The names among `names` that are banks of the account: a policy may only name existing banks. */
+    private readonly existingBanks: (accountId: string, names: string[]) => Promise<Set<string>> = async () =>
+      new Set(),
+  ) {
     this.builtins = new Map(
       Object.entries(BUILTIN_POLICY_SOURCES).map(([id, yaml]) => [
         id,
@@ -60,6 +66,22 @@ export class PolicyService {
       throw new AppError('INVALID_YAML', 'yamlContent must be a string of YAML', { field: 'yamlContent' });
     }
     const parsed = parsePolicyYaml(input.yamlContent);
+    if (parsed.banks) {
+      const names = parsed.banks.map((b) => b.bank);
+      const existing = await this.existingBanks(principal.accountId, names);
+      const unknown = names.find((n) => !existing.has(n));
+      if (unknown !== undefined) {
+        throw new AppError(
+          'INVALID_POLICY',
+          `The policy names bank "${unknown}", which this account does not have`,
+          {
+            field: 'banks',
+            bank: unknown,
+            reason: 'unknown_bank',
+          },
+        );
+      }
+    }
     if (this.builtins.has(policyId)) {
       throw new AppError('DUPLICATE_POLICY_ID', `"${policyId}" is a built-in policy and cannot be replaced`, {
         policyId,

@@ -5,6 +5,7 @@ import * as jobsWebhooks from './0003-jobs-webhooks.ts';
 import * as usage from './0004-usage.ts';
 import * as videos from './0005-videos.ts';
 import * as replayData from './0006-replay-data.ts';
+import * as banks from './0007-banks.ts';
 
 /** Every migration, in order. Names sort lexically; add new ones with the next number. */
 export const migrations: Record<string, Migration> = {
@@ -14,4 +15,5 @@ export const migrations: Record<string, Migration> = {
   '0004-usage': usage,
   '0005-videos': videos,
   '0006-replay-data': replayData,
+  '0007-banks': banks,
 };

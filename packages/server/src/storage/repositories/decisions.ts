@@ -1,4 +1,5 @@
 import { CompiledQuery } from 'kysely';
+import type { BankMatch } from '../../banks/types.ts';
 import type { CategoryResult, Highlight } from '../../domain/engine.ts';
 import type { MediaRef } from '../../domain/media.ts';
 import type { Action, CategoryName, ContentType } from '../../domain/taxonomy.ts';
@@ -62,6 +63,8 @@ export interface DecisionRecord {
   media?: MediaRef[] | null;
   /** What a replay under another policy needs beyond the fields above (never shown). */
   replayData?: ReplayData | null;
+  /** The bank item that decided this decision before any model ran (issue 20). */
+  bankMatch?: BankMatch | null;
 }
 
 /** Marks a stored request body whose `content` was the decision's own content column (not repeated). */
@@ -112,6 +115,7 @@ function toRecord(row: DecisionsTable): DecisionRecord {
     timestamp: row.created_at,
     media: fromJson<MediaRef[]>(row.media ?? null),
     replayData: fromJson<ReplayData>(row.replay_data ?? null),
+    bankMatch: fromJson<BankMatch>(row.bank_match ?? null),
   };
 }
 
@@ -142,6 +146,7 @@ export function decisionRow(d: DecisionRecord): DecisionsTable {
     created_at: d.timestamp,
     media: d.media ? toJson(d.media) : null,
     replay_data: d.replayData ? toJson(d.replayData) : null,
+    bank_match: d.bankMatch ? toJson(d.bankMatch) : null,
   };
 }
 

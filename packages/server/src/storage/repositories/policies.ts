@@ -6,6 +6,7 @@ import type { PoliciesTable } from '../schema.ts';
 interface StoredPolicyBody {
   description: string | null;
   categories: Policy['categories'];
+  banks?: Policy['banks'];
 }
 
 function toPolicy(row: PoliciesTable): Policy {
@@ -15,6 +16,7 @@ function toPolicy(row: PoliciesTable): Policy {
     name: row.name,
     description: body.description,
     categories: body.categories,
+    ...(body.banks && { banks: body.banks }),
     version: row.version,
     builtin: false,
     accountId: row.account_id,
@@ -56,7 +58,9 @@ export class PolicyRepository {
    * `conflict` when the ID belongs to another account, or exists and `createOnly` is set.
    */
   async save(
-    input: Pick<Policy, 'policyId' | 'name' | 'description' | 'categories' | 'yaml'> & { accountId: string },
+    input: Pick<Policy, 'policyId' | 'name' | 'description' | 'categories' | 'banks' | 'yaml'> & {
+      accountId: string;
+    },
     options: { createOnly: boolean; now: string },
   ): Promise<PolicySaveResult> {
     return this.db.transaction().execute(async (trx) => {
@@ -71,7 +75,11 @@ export class PolicyRepository {
         return { kind: 'conflict' };
       const version = existing ? existing.version + 1 : 1;
       const createdAt = existing?.created_at ?? options.now;
-      const body = toJson({ description: input.description, categories: input.categories });
+      const body = toJson({
+        description: input.description,
+        categories: input.categories,
+        ...(input.banks && { banks: input.banks }),
+      });
       const values = {
         policy_id: input.policyId,
         account_id: input.accountId,
