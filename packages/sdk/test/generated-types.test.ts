@@ -85,6 +85,14 @@ describe('SDK types follow the server schemas', () => {
       v.accounts.update(id, { name: 'a' }),
       v.account.get(),
       v.usage.get(),
+      v.banks.create({ name: 'b' }),
+      v.banks.list(),
+      v.banks.get(id),
+      v.banks.delete(id),
+      v.banks.addItem(id, { hash: 'a'.repeat(64) }),
+      v.banks.listItems(id),
+      v.banks.deleteItem(id, id),
+      v.banks.import(id, 'a'),
     ];
     await Promise.all(calls);
     const operations = [...documentPaths(document), ...PENDING_PATHS]

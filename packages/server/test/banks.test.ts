@@ -213,6 +213,9 @@ describe.each(engines)('hash banks (%s)', (engine) => {
     expect(badType.json().error.details).toMatchObject({ line: 2, reason: 'hash_type' });
     expect((await t.request('GET', '/v1/banks/imported')).body.itemCount).toBe(4); // nothing of the failed imports
     expect((await csv('')).statusCode).toBe(422);
+    const json = await t.request('POST', '/v1/banks/imported/import', { body: { csv: `${'6'.repeat(64)}\n` } });
+    expect(json.body).toMatchObject({ received: 1, added: 1, bank: { itemCount: 5 } });
+    expect((await t.request('POST', '/v1/banks/imported/import', { body: { csv: 5 } })).status).toBe(422);
     const xml = await t.app.inject({
       method: 'POST',
       url: '/v1/banks/imported/import',

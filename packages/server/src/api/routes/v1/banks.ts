@@ -166,12 +166,18 @@ export const bankRoutes =
             'Import a hash list as CSV (Content-Type: text/csv): ThreatExchange/HMA exports (signal_type,signal_str,…), ' +
             'a `hash[,hash_type][,label]` header, or one hex hash per line; at most 100,000 rows and 16 MB',
           params: Params,
-          body: Type.String({ description: 'CSV text' }),
+          body: Type.Object(
+            { csv: Type.String({ description: 'The CSV text' }) },
+            { description: 'JSON `{ csv }`, or the CSV itself with Content-Type: text/csv' },
+          ),
           response: { 200: BankImportResult, ...errorResponses(400, 401, 403, 404, 415, 422, 429) },
         },
       },
       async (request) => {
-        const result = await ctx.banks.importCsv(principalOf(request), request.params.bankId, request.body);
+        // text/csv arrives as a string; JSON as { csv }
+        const body: unknown = request.body;
+        const csv = typeof body === 'string' ? body : (body as { csv?: unknown } | null)?.csv;
+        const result = await ctx.banks.importCsv(principalOf(request), request.params.bankId, csv);
         return { ...result, bank: bankView(result.bank) };
       },
     );
