@@ -1,4 +1,6 @@
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
@@ -6,10 +8,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.ts';
 import { createContext } from '../src/context.ts';
 import type { CategoryName } from '../src/domain/taxonomy.ts';
+import { videoTools } from '../src/media/video/ffmpeg.ts';
 import type { Provider, ProviderResult } from '../src/providers/provider.ts';
 import { ADMIN_KEY, createTestApp, type TestApp } from './helpers/app.ts';
 import { engines } from './helpers/databases.ts';
 import { serve, type TestServer } from './helpers/images.ts';
+import { KeywordProvider } from './helpers/keyword-provider.ts';
 
 const fixtures = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures', 'pdq');
 const photo = (name: string) => fs.readFileSync(path.join(fixtures, name));
@@ -213,7 +217,9 @@ describe.each(engines)('hash banks (%s)', (engine) => {
     expect(badType.json().error.details).toMatchObject({ line: 2, reason: 'hash_type' });
     expect((await t.request('GET', '/v1/banks/imported')).body.itemCount).toBe(4); // nothing of the failed imports
     expect((await csv('')).statusCode).toBe(422);
-    const json = await t.request('POST', '/v1/banks/imported/import', { body: { csv: `${'6'.repeat(64)}\n` } });
+    const json = await t.request('POST', '/v1/banks/imported/import', {
+      body: { csv: `${'6'.repeat(64)}\n` },
+    });
     expect(json.body).toMatchObject({ received: 1, added: 1, bank: { itemCount: 5 } });
     expect((await t.request('POST', '/v1/banks/imported/import', { body: { csv: 5 } })).status).toBe(422);
     const xml = await t.app.inject({
@@ -394,5 +400,113 @@ describe.each(engines)('hash banks (%s)', (engine) => {
       'banks:read',
     );
     expect((await t.request('GET', '/v1/banks', { key: null })).body.error.code).toBe('MISSING_API_KEY');
+  });
+});
+
+describe('hash banks in multi-modal and video checks', () => {
+  let t: TestApp;
+  let media: TestServer;
+  let dir: string;
+  const provider = new CountingImageProvider();
+  const banked = photo('q0291.jpg');
+  let clip: Buffer;
+
+  beforeAll(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'verdict-banks-'));
+    // Two seconds of the banked photo as H.264: every sampled frame is a re-encoded copy of it.
+    const file = path.join(dir, 'still.mp4');
+    execFileSync(
+      videoTools().ffmpeg,
+      [
+        '-v',
+        'error',
+        '-y',
+        '-loop',
+        '1',
+        '-i',
+        path.join(fixtures, 'q0291.jpg'),
+        '-t',
+        '2',
+        '-r',
+        '5',
+        '-pix_fmt',
+        'yuv420p',
+        '-c:v',
+        'libx264',
+        '-preset',
+        'ultrafast',
+        file,
+      ],
+      { stdio: 'pipe' },
+    );
+    clip = fs.readFileSync(file);
+    media = await serve((req, res) =>
+      req.url === '/clip.mp4'
+        ? res.writeHead(200, { 'content-type': 'video/mp4' }).end(clip)
+        : res.writeHead(200, { 'content-type': 'image/jpeg' }).end(banked),
+    );
+    t = await createTestApp({
+      config: { allowHttpMedia: true },
+      overrides: {
+        imageProvider: provider,
+        textProvider: new KeywordProvider(),
+        imageFetch: {
+          isAllowedAddress: (ip) => ip === '127.0.0.1',
+          lookup: async () => [{ address: '127.0.0.1', family: 4 }],
+        },
+      },
+    });
+    await t.request('POST', '/v1/banks', { body: { name: 'known' } });
+    await t.request('POST', '/v1/banks/known/items', {
+      body: { image: banked.toString('base64'), label: 'L' },
+    });
+    await t.request('POST', '/v1/policies', {
+      body: {
+        policyId: 'screened',
+        yamlContent: POLICY('known').replace('action: block, maxDistance', 'action: flag, maxDistance'),
+      },
+    });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await media?.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('names the matching image of a multi-modal request, and the request takes the bank action', async () => {
+    const res = await t.request('POST', '/v1/check/multimodal', {
+      body: {
+        policyId: 'screened',
+        text: 'hello there',
+        images: [photo('q1050.jpg').toString('base64'), `http://img.public.test:${media.port}/a.jpg`],
+      },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body).toMatchObject({ action: 'flag', flagged: true, safe: false });
+    expect(res.body.bankMatch).toMatchObject({
+      bank: 'known',
+      matchedOn: 'sha256',
+      contentRef: `http://img.public.test:${media.port}/a.jpg`,
+    });
+    const [, other, matched] = res.body.results;
+    expect(other.bankMatch).toBeUndefined();
+    expect(matched).toMatchObject({ action: 'flag', provider: 'banks', bankMatch: { label: 'L' } });
+  });
+
+  it('matches sampled video frames by PDQ and names the frame', async () => {
+    const before = provider.calls;
+    const res = await t.request('POST', '/v1/check', {
+      body: {
+        content: `http://media.public.test:${media.port}/clip.mp4`,
+        contentType: 'video',
+        policyId: 'screened',
+      },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body).toMatchObject({ action: 'flag', flagged: true });
+    expect(res.body.bankMatch).toMatchObject({ bank: 'known', matchedOn: 'pdq' });
+    expect(res.body.bankMatch.contentRef).toMatch(/^frame:\d+$/);
+    expect(res.body.bankMatch.distance).toBeLessThanOrEqual(31);
+    expect(provider.calls).toBe(before); // every frame matched: no model ran
   });
 });

@@ -498,7 +498,9 @@ export interface paths {
                     /** Format: date-time */
                     expiresAt: string;
                   };
+                  bankMatch?: components['schemas']['BankMatch'];
                 }[];
+                bankMatch?: components['schemas']['BankMatch'];
               }[];
               /** @description Server-side milliseconds of the whole request */
               totalLatency: number;
@@ -525,6 +527,7 @@ export interface paths {
                 /** @description 64-bit perceptual difference hash (dHash), 16 hex digits; compare by Hamming distance */
                 phash: string;
               }[];
+              bankMatch?: components['schemas']['BankMatch'];
             };
           };
         };
@@ -3516,11 +3519,13 @@ export interface paths {
                   /** Format: date-time */
                   expiresAt: string;
                 };
+                bankMatch?: components['schemas']['BankMatch'];
               }[];
               /** @description Milliseconds from submission to completion */
               totalLatency?: number;
               /** @description USD */
               totalCost?: number;
+              bankMatch?: components['schemas']['BankMatch'];
               framesProcessed?: number;
               /** @description Frames the video was to give by its duration */
               framesPlanned?: number;

@@ -7,6 +7,7 @@ import type { Provider } from '../providers/provider.ts';
 import { AppError } from './errors.ts';
 import {
   type ContentEvaluator,
+  type EvaluateOptions,
   type Evaluation,
   type PreparedContent,
   preparedFromStoredUrl,
@@ -56,13 +57,13 @@ export class VideoEvaluator implements ContentEvaluator {
     return { contentType: 'video', stored: url, payload: { url, field } satisfies VideoPayload };
   }
 
-  evaluate(prepared: PreparedContent, options: { signal?: AbortSignal } = {}): Promise<VideoEvaluation> {
+  evaluate(prepared: PreparedContent, options: Partial<EvaluateOptions> = {}): Promise<VideoEvaluation> {
     return this.gate.run(() => this.evaluateNow(prepared, options));
   }
 
   private async evaluateNow(
     prepared: PreparedContent,
-    options: { signal?: AbortSignal },
+    options: Partial<EvaluateOptions>,
   ): Promise<VideoEvaluation> {
     const { url, field } = prepared.payload as VideoPayload;
     const file = path.join(this.options.dataDir, 'uploads', `${newId('req')}.video`);
@@ -114,6 +115,7 @@ export class VideoEvaluator implements ContentEvaluator {
         timeoutMs: 60_000,
         maxInFlight: this.options.maxInFlight,
         ...(options.signal && { signal: options.signal }),
+        banks: options.banks ?? null,
       });
       return {
         provider: analysis.provider,
@@ -124,6 +126,7 @@ export class VideoEvaluator implements ContentEvaluator {
           cost: analysis.cost,
         },
         frames: analysis.frames,
+        ...(analysis.bankMatch && { bankMatch: analysis.bankMatch }),
       };
     } finally {
       await fs.promises.rm(file, { force: true });

@@ -452,6 +452,7 @@ export class VideoService {
       maxInFlight: this.options.maxInFlight,
       ...(signal && { signal }),
       evidence: (frame) => this.evidence.keep(id, frame.index, frame.jpeg),
+      banks: this.checks.bankScreen(principal, policy),
       onProgress: (n) => {
         const now = Date.now();
         if (now - lastWrite < PROGRESS_EVERY_MS && n < video.framesTotal) return;
@@ -479,6 +480,7 @@ export class VideoService {
       request: { ...video.request, video: { id } satisfies VideoTag },
       latency: round(Date.now() - Date.parse(video.createdAt)),
       results: analysis.frames,
+      ...(analysis.bankMatch && { bankMatch: analysis.bankMatch }),
     });
     record.decisionId = id;
     await this.store.save([record]);

@@ -104,6 +104,7 @@ export const FrameResult = Type.Object({
       { description: 'For frames that triggered' },
     ),
   ),
+  bankMatch: Type.Optional(Type.Ref('BankMatch')),
 });
 
 /** 200: the final result when completed, or the status body with `status: "failed"` and `error`. */
@@ -119,6 +120,7 @@ export const VideoResult = Type.Object({
   results: Type.Optional(Type.Array(FrameResult)),
   totalLatency: Type.Optional(Type.Number({ description: 'Milliseconds from submission to completion' })),
   totalCost: Type.Optional(Type.Number({ description: 'USD' })),
+  bankMatch: Type.Optional(Type.Ref('BankMatch')),
   framesProcessed: Type.Optional(Type.Integer()),
   framesPlanned: Type.Optional(Type.Integer({ description: 'Frames the video was to give by its duration' })),
   partial: Type.Optional(

@@ -13,6 +13,8 @@ export interface ReplayFrame {
   frameNumber: number;
   timestamp: number;
   scores: Partial<Record<CategoryName, number>>;
+  /** A frame a hash bank decided (no model ran on it). */
+  bankMatch?: BankMatch;
 }
 
 /** A multi-modal item's judgement under no policy in particular: what its replay re-applies a policy to. */
