@@ -18,6 +18,7 @@ import type { VideoService } from './domain/videos.ts';
 import type { Queue } from './jobs/queue.ts';
 import { memoryRateLimiter, type RateLimiter, redisRateLimiter } from './limits/rate-limiter.ts';
 import { type ImageFetchOptions, MAX_IMAGE_PIXELS } from './media/image.ts';
+import { OcrEngine } from './ocr/engine.ts';
 import { ImageModelPool } from './providers/local-image/pool.ts';
 import { LocalImageProvider } from './providers/local-image/provider.ts';
 import { LocalTextProvider } from './providers/local-text.ts';
@@ -103,7 +104,12 @@ export async function createContext(
     ...(config.caFile && { ca: extraCa(config) }),
     ...overrides.imageFetch,
   };
-  evaluators.register(new ImageEvaluator(imageProvider, imageFetch));
+  const ocr = config.ocr?.enabled
+    ? new OcrEngine({ timeoutMs: config.ocr.timeoutMs, maxPixels: MAX_IMAGE_PIXELS })
+    : null;
+  evaluators.register(
+    new ImageEvaluator(imageProvider, imageFetch, ocr && { engine: ocr, text: textProvider }),
+  );
   const bankRepo = new BankRepository(db);
   const banks = new BankService(bankRepo, imageFetch);
   const bankMatcher = new BankMatcher(bankRepo, MAX_IMAGE_PIXELS);
@@ -181,6 +187,7 @@ export async function createContext(
       await eventsContext.queue.close();
       limitsRedis?.disconnect();
       await providers.close();
+      await ocr?.close();
       await database.close();
     },
   };

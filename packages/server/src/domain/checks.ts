@@ -160,6 +160,7 @@ export class CheckService {
       latency: round(performance.now() - started),
       ...(evaluation.media && { media: evaluation.media }),
       ...(evaluation.bankMatch && { bankMatch: evaluation.bankMatch }),
+      ...(evaluation.ocr && { ocr: evaluation.ocr }),
       replayData: replayHighlights(evaluation.result.highlights, outcome),
     });
   }

@@ -144,6 +144,7 @@ export function checkResultView(d: DecisionRecord) {
     ...(d.results !== null && { results: d.results }),
     ...(d.media && d.media.length > 0 && { media: d.media }),
     ...(d.bankMatch && { bankMatch: d.bankMatch }),
+    ...(d.ocr && { ocr: d.ocr }),
   };
 }
 
@@ -171,6 +172,7 @@ export function decisionView(d: DecisionRecord) {
     ...(d.results !== null && { results: d.results }),
     ...(d.media && d.media.length > 0 && { media: d.media }),
     ...(d.bankMatch && { bankMatch: d.bankMatch }),
+    ...(d.ocr && { ocr: d.ocr }),
   };
 }
 

@@ -1,5 +1,6 @@
 import type { BankScreen } from '../banks/matcher.ts';
 import type { BankMatch } from '../banks/types.ts';
+import type { OcrResult } from '../ocr/engine.ts';
 import type { Provider, ProviderResult } from '../providers/provider.ts';
 import { validateText } from './content.ts';
 import { AppError } from './errors.ts';
@@ -20,6 +21,8 @@ export interface Evaluation {
   media?: MediaRef[];
   /** Set when a hash bank decided the content before any model ran (no scores then). */
   bankMatch?: BankMatch;
+  /** Text read in an image (and judged by the text model). */
+  ocr?: OcrResult;
 }
 
 export interface EvaluateOptions {

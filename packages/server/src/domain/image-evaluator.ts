@@ -8,6 +8,7 @@ import {
   type MediaRef,
   parseImageInput,
 } from '../media/image.ts';
+import { type ImageTextReader, judgeImageText, mergeWithText } from '../ocr/judge.ts';
 import { ImageDecodeError } from '../providers/local-image/pool.ts';
 import type { Provider } from '../providers/provider.ts';
 import { AppError } from './errors.ts';
@@ -45,6 +46,8 @@ export class ImageEvaluator implements ContentEvaluator {
   constructor(
     private readonly provider: Provider,
     private readonly fetchOptions: ImageFetchOptions,
+    /** Reads text in images and judges it with the text model; null leaves text categories unjudged. */
+    private readonly textReader: ImageTextReader | null = null,
   ) {}
 
   prepare(content: unknown, field: string): PreparedContent {
@@ -73,8 +76,20 @@ export class ImageEvaluator implements ContentEvaluator {
     const bankMatch = options.banks ? await options.banks.screen(bytes, media.ref) : null;
     if (bankMatch) return bankDecided(bankMatch, media);
     try {
-      const result = await this.provider.evaluate({ contentType: 'image', image: bytes }, options.signal);
-      return { provider: this.provider.name, result, media: [media] };
+      // the image model and OCR (its own worker thread) run side by side
+      const [result, text] = await Promise.all([
+        this.provider.evaluate({ contentType: 'image', image: bytes }, options.signal),
+        this.textReader
+          ? judgeImageText(this.textReader, bytes, options.language ?? 'auto', options.signal)
+          : null,
+      ]);
+      if (!text) return { provider: this.provider.name, result, media: [media] };
+      return {
+        provider: this.provider.name,
+        result: mergeWithText(result, text.result),
+        media: [media],
+        ocr: text.ocr,
+      };
     } catch (error) {
       if (error instanceof ImageDecodeError) {
         throw new AppError(notImage, `${field} could not be decoded as an image`, {

@@ -78,6 +78,8 @@ export interface DecisionsTable {
   replay_data: string | null;
   /** JSON BankMatch: the bank item that decided this decision (migration 0007-banks). */
   bank_match: string | null;
+  /** JSON OcrResult: text read in the image (migration 0008-ocr). */
+  ocr: string | null;
 }
 
 export interface BanksTable {

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { Action, CategoryResult, Metadata } from './common.ts';
-import { MediaList } from './media.ts';
+import { MediaList, OcrResult } from './media.ts';
 
 export const CheckBody = Type.Object({
   content: Type.String({ description: 'Text, or an image as base64, data URI or https URL' }),
@@ -53,6 +53,7 @@ export const CheckResult = Type.Object(
     media: Type.Optional(MediaList),
     warnings: Type.Optional(ContentWarnings),
     bankMatch: Type.Optional(Type.Ref('BankMatch')),
+    ocr: Type.Optional(OcrResult),
   },
   { $id: 'CheckResult' },
 );
@@ -95,6 +96,7 @@ export const Decision = Type.Object(
     results: Type.Optional(Type.Array(Type.Unknown())),
     media: Type.Optional(MediaList),
     bankMatch: Type.Optional(Type.Ref('BankMatch')),
+    ocr: Type.Optional(OcrResult),
   },
   { $id: 'Decision' },
 );

@@ -6,6 +6,7 @@ import * as usage from './0004-usage.ts';
 import * as videos from './0005-videos.ts';
 import * as replayData from './0006-replay-data.ts';
 import * as banks from './0007-banks.ts';
+import * as ocr from './0008-ocr.ts';
 
 /** Every migration, in order. Names sort lexically; add new ones with the next number. */
 export const migrations: Record<string, Migration> = {
@@ -16,4 +17,5 @@ export const migrations: Record<string, Migration> = {
   '0005-videos': videos,
   '0006-replay-data': replayData,
   '0007-banks': banks,
+  '0008-ocr': ocr,
 };

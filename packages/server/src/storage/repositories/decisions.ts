@@ -3,6 +3,7 @@ import type { BankMatch } from '../../banks/types.ts';
 import type { CategoryResult, Highlight } from '../../domain/engine.ts';
 import type { MediaRef } from '../../domain/media.ts';
 import type { Action, CategoryName, ContentType } from '../../domain/taxonomy.ts';
+import type { OcrResult } from '../../ocr/engine.ts';
 import { precompile } from '../compiled.ts';
 import type { Db } from '../database.ts';
 import { fromJson, toJson } from '../json.ts';
@@ -67,6 +68,8 @@ export interface DecisionRecord {
   replayData?: ReplayData | null;
   /** The bank item that decided this decision before any model ran (issue 20). */
   bankMatch?: BankMatch | null;
+  /** Text read in the image and judged by the text model (issue 20). */
+  ocr?: OcrResult | null;
 }
 
 /** Marks a stored request body whose `content` was the decision's own content column (not repeated). */
@@ -118,6 +121,7 @@ function toRecord(row: DecisionsTable): DecisionRecord {
     media: fromJson<MediaRef[]>(row.media ?? null),
     replayData: fromJson<ReplayData>(row.replay_data ?? null),
     bankMatch: fromJson<BankMatch>(row.bank_match ?? null),
+    ocr: fromJson<OcrResult>(row.ocr ?? null),
   };
 }
 
@@ -149,6 +153,7 @@ export function decisionRow(d: DecisionRecord): DecisionsTable {
     media: d.media ? toJson(d.media) : null,
     replay_data: d.replayData ? toJson(d.replayData) : null,
     bank_match: d.bankMatch ? toJson(d.bankMatch) : null,
+    ocr: d.ocr ? toJson(d.ocr) : null,
   };
 }
 
