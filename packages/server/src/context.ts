@@ -107,14 +107,13 @@ export async function createContext(
   const ocr = config.ocr?.enabled
     ? new OcrEngine({ timeoutMs: config.ocr.timeoutMs, maxPixels: MAX_IMAGE_PIXELS })
     : null;
-  evaluators.register(
-    new ImageEvaluator(imageProvider, imageFetch, ocr && { engine: ocr, text: textProvider }),
-  );
+  const textReader = ocr && { engine: ocr, text: textProvider };
+  evaluators.register(new ImageEvaluator(imageProvider, imageFetch, textReader));
   const bankRepo = new BankRepository(db);
   const banks = new BankService(bankRepo, imageFetch);
   const bankMatcher = new BankMatcher(bankRepo, MAX_IMAGE_PIXELS);
   // Video URLs go through the same fetcher settings (and test seams) as image URLs.
-  evaluators.register(createVideoEvaluator(config, imageProvider, overrides.imageFetch));
+  evaluators.register(createVideoEvaluator(config, imageProvider, overrides.imageFetch, textReader));
   const decisionStore = new DecisionStore(db, database.engine);
   const policies = new PolicyService(new PolicyRepository(db, database.engine), (accountId, names) =>
     banks.existingNames(accountId, names),
@@ -148,6 +147,7 @@ export async function createContext(
     queue: eventsContext.queue,
     usage,
     imageProvider,
+    textReader,
     ...(overrides.imageFetch && { fetch: overrides.imageFetch }),
   });
   const keyCache = new KeyCache(config.cacheMs ?? 500, database.externalVersion ?? null);

@@ -1,9 +1,13 @@
 import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { videoTools } from '../src/media/video/ffmpeg.ts';
 import { createTestApp, type TestApp } from './helpers/app.ts';
+import { serve, type TestServer } from './helpers/images.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
@@ -54,11 +58,43 @@ async function plainPhoto(): Promise<Buffer> {
 
 describe('text in images (OCR), judged by the text model', () => {
   let t: TestApp;
+  let media: TestServer;
+  let dir: string;
   beforeAll(async () => {
-    t = await createTestApp(); // the real image and text models, OCR on (the default)
+    // two seconds of a meme as H.264: the sampled frames carry the caption
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'verdict-ocr-'));
+    fs.writeFileSync(path.join(dir, 'meme.jpg'), await meme('I WILL KILL YOU'));
+    const clip = path.join(dir, 'meme.mp4');
+    execFileSync(
+      videoTools().ffmpeg,
+      ['-v', 'error', '-y', '-loop', '1', '-i', path.join(dir, 'meme.jpg'), '-t', '2', '-r', '5'].concat([
+        '-pix_fmt',
+        'yuv420p',
+        '-c:v',
+        'libx264',
+        '-preset',
+        'ultrafast',
+        clip,
+      ]),
+      { stdio: 'pipe' },
+    );
+    const video = fs.readFileSync(clip);
+    media = await serve((_req, res) => res.writeHead(200, { 'content-type': 'video/mp4' }).end(video));
+    // the real image and text models, OCR on (the default)
+    t = await createTestApp({
+      config: { allowHttpMedia: true },
+      overrides: {
+        imageFetch: {
+          isAllowedAddress: (ip) => ip === '127.0.0.1',
+          lookup: async () => [{ address: '127.0.0.1', family: 4 }],
+        },
+      },
+    });
   });
   afterAll(async () => {
     await t?.close();
+    await media?.close();
+    if (dir) fs.rmSync(dir, { recursive: true, force: true });
   });
 
   const check = (bytes: Buffer, policyId = 'default') =>
@@ -109,6 +145,20 @@ describe('text in images (OCR), judged by the text model', () => {
     );
     expect(violence.evaluated).toBe(true);
   }, 60_000);
+
+  it('reads text in sampled video frames: the threat decides the video', async () => {
+    const res = await t.request('POST', '/v1/check', {
+      body: {
+        content: `http://media.public.test:${media.port}/meme.mp4`,
+        contentType: 'video',
+        policyId: 'default',
+      },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const violence = res.body.categories.find((c: { category: string }) => c.category === 'violence');
+    expect(violence).toMatchObject({ evaluated: true, triggered: true });
+    expect(res.body.action).not.toBe('allow');
+  }, 90_000);
 
   it('reads offline: nothing is fetched (a child process whose network access throws)', () => {
     const script = path.join(here, 'helpers', 'ocr-offline.mts');

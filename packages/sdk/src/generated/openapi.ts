@@ -499,6 +499,26 @@ export interface paths {
                     expiresAt: string;
                   };
                   bankMatch?: components['schemas']['BankMatch'];
+                  /** @description Extension field: text read in the image (offline OCR) and judged by the text model, so the text categories are evaluated; highlights point into `text` */
+                  ocr?: {
+                    /** @description The text read, one line per region */
+                    text: string;
+                    /** @description The language the text model judged it in (ISO 639-1) */
+                    language: string;
+                    /** @description Mean OCR confidence of the kept words, 0–1 */
+                    confidence: number;
+                    /** @description Lines of text and their boxes in the image, in pixels */
+                    regions: {
+                      text: string;
+                      confidence: number;
+                      box: {
+                        x: number;
+                        y: number;
+                        width: number;
+                        height: number;
+                      };
+                    }[];
+                  };
                 }[];
                 bankMatch?: components['schemas']['BankMatch'];
               }[];
@@ -3520,6 +3540,26 @@ export interface paths {
                   expiresAt: string;
                 };
                 bankMatch?: components['schemas']['BankMatch'];
+                /** @description Extension field: text read in the image (offline OCR) and judged by the text model, so the text categories are evaluated; highlights point into `text` */
+                ocr?: {
+                  /** @description The text read, one line per region */
+                  text: string;
+                  /** @description The language the text model judged it in (ISO 639-1) */
+                  language: string;
+                  /** @description Mean OCR confidence of the kept words, 0–1 */
+                  confidence: number;
+                  /** @description Lines of text and their boxes in the image, in pixels */
+                  regions: {
+                    text: string;
+                    confidence: number;
+                    box: {
+                      x: number;
+                      y: number;
+                      width: number;
+                      height: number;
+                    };
+                  }[];
+                };
               }[];
               /** @description Milliseconds from submission to completion */
               totalLatency?: number;

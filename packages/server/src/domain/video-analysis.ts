@@ -4,6 +4,8 @@ import { applyBankMatch } from '../banks/outcome.ts';
 import type { BankMatch } from '../banks/types.ts';
 import { type ExtractedFrame, extractFrames, FrameExtractionError } from '../media/video/frames.ts';
 import { pipelineFrames } from '../media/video/pipeline.ts';
+import type { OcrResult } from '../ocr/engine.ts';
+import { type ImageTextReader, judgeImageText, mergeWithText } from '../ocr/judge.ts';
 import type { Provider } from '../providers/provider.ts';
 import { applyPolicy, type PolicyOutcome } from './engine.ts';
 import { AppError } from './errors.ts';
@@ -23,6 +25,8 @@ export interface FrameResult {
   evidence?: { url: string; expiresAt: string };
   /** The policy bank that decided this frame before any model ran (issue 20). */
   bankMatch?: BankMatch;
+  /** Text read in the frame and judged by the text model. */
+  ocr?: OcrResult;
 }
 
 /** A frame's result as shown (interface §2.8: categories with `category`, `score` and `triggered` only). */
@@ -69,6 +73,8 @@ export interface AnalyzeOptions {
   onProgress?(framesProcessed: number): void;
   /** The policy's hash banks: a frame matching one is decided by it and not sent to the model. */
   banks?: BankScreen | null;
+  /** Reads text in frames and judges it with the text model; null leaves text categories unjudged. */
+  textReader?: ImageTextReader | null;
 }
 
 /**
@@ -112,7 +118,11 @@ export async function analyzeVideoFile(
         options.onProgress?.(++done);
         return entry;
       }
-      const result = await provider.evaluate({ contentType: 'image', image: frame.jpeg }, options.signal);
+      const [image, text] = await Promise.all([
+        provider.evaluate({ contentType: 'image', image: frame.jpeg }, options.signal),
+        options.textReader ? judgeImageText(options.textReader, frame.jpeg, 'auto', options.signal) : null,
+      ]);
+      const result = text ? mergeWithText(image, text.result) : image;
       const outcome = applyPolicy(policy, result);
       for (const category of result.evaluated) {
         evaluated.add(category);
@@ -121,6 +131,7 @@ export async function analyzeVideoFile(
       cost += result.cost;
       modelVersion = result.modelVersion;
       const entry = frameResult(frame.index, frame.timestamp, outcome);
+      if (text) entry.ocr = text.ocr;
       if (outcome.flagged && options.evidence) entry.evidence = await options.evidence(frame);
       options.onProgress?.(++done);
       return entry;

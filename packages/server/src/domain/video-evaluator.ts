@@ -3,6 +3,7 @@ import path from 'node:path';
 import { ConcurrencyGate } from '../limits/concurrency.ts';
 import { NotAVideoError, probeVideo, type VideoInfo } from '../media/video/probe.ts';
 import { downloadVideo, parseVideoUrl, type VideoFetchOptions } from '../media/video/source.ts';
+import type { ImageTextReader } from '../ocr/judge.ts';
 import type { Provider } from '../providers/provider.ts';
 import { AppError } from './errors.ts';
 import {
@@ -47,7 +48,13 @@ export class VideoEvaluator implements ContentEvaluator {
   constructor(
     private readonly provider: Provider,
     private readonly fetchOptions: VideoFetchOptions,
-    private readonly options: { dataDir: string; maxInFlight: number; concurrency: number },
+    private readonly options: {
+      dataDir: string;
+      maxInFlight: number;
+      concurrency: number;
+      /** Reads text in frames (OCR) for the text categories. */
+      textReader?: ImageTextReader | null;
+    },
   ) {
     this.gate = new ConcurrencyGate(options.concurrency, options.concurrency * 4, 'synchronous video checks');
   }
@@ -99,7 +106,10 @@ export class VideoEvaluator implements ContentEvaluator {
         name: '',
         description: null,
         categories: Object.fromEntries(
-          this.provider.categories.map((c) => [c, { threshold: 1, action: 'allow' }]),
+          [
+            ...this.provider.categories,
+            ...(this.options.textReader ? this.options.textReader.text.categories : []),
+          ].map((c) => [c, { threshold: 1, action: 'allow' }]),
         ),
         version: 0,
         builtin: true,
@@ -116,6 +126,7 @@ export class VideoEvaluator implements ContentEvaluator {
         maxInFlight: this.options.maxInFlight,
         ...(options.signal && { signal: options.signal }),
         banks: options.banks ?? null,
+        textReader: this.options.textReader ?? null,
       });
       return {
         provider: analysis.provider,

@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { Action, CategoryResult } from './common.ts';
+import { OcrResult } from './media.ts';
 
 const FrameInterval = Type.Number({
   minimum: 0.1,
@@ -105,6 +106,7 @@ export const FrameResult = Type.Object({
     ),
   ),
   bankMatch: Type.Optional(Type.Ref('BankMatch')),
+  ocr: Type.Optional(OcrResult),
 });
 
 /** 200: the final result when completed, or the status body with `status: "failed"` and `error`. */
