@@ -26,7 +26,7 @@ export const bankRoutes =
     app.post(
       '/v1/banks',
       {
-        config: { scope: 'banks:write' },
+        config: { idempotent: true, scope: 'banks:write' },
         schema: {
           tags: ['banks'],
           summary: 'Create a hash bank; policies refer to it by name',
@@ -87,7 +87,7 @@ export const bankRoutes =
     app.post(
       '/v1/banks/:bankId/items',
       {
-        config: { scope: 'banks:write' },
+        config: { idempotent: true, scope: 'banks:write' },
         schema: {
           tags: ['banks'],
           summary: 'Add an image (hashed with PDQ, SHA-256 and MD5) or a hash, with a label',
