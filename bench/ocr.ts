@@ -28,7 +28,7 @@ type Style = 'meme' | 'screenshot' | 'banner';
 const STYLES: Style[] = ['meme', 'screenshot', 'banner'];
 const SIZES = [30, 44];
 
-const escape = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;');
+const xmlEscape = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;');
 
 async function background(style: Style, seed: number): Promise<Buffer> {
   if (style === 'screenshot') {
@@ -62,7 +62,7 @@ async function render(text: string, font: string, size: number, style: Style, se
       : style === 'banner'
         ? 'fill="#ffd166"'
         : 'fill="#222"';
-  const svg = `<svg width="720" height="200"><text x="20" y="110" font-family="${font}" font-size="${size}" ${paint}>${escape(text)}</text></svg>`;
+  const svg = `<svg width="720" height="200"><text x="20" y="110" font-family="${font}" font-size="${size}" ${paint}>${xmlEscape(text)}</text></svg>`;
   return sharp(await background(style, seed))
     .composite([{ input: Buffer.from(svg) }])
     .jpeg({ quality: 85 })
