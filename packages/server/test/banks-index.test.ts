@@ -1,10 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { performance } from 'node:perf_hooks';
 import { describe, expect, it } from 'vitest';
 import { HashIndex } from '../src/banks/hash-index.ts';
 
 describe('HashIndex', () => {
-  it('finds the nearest PDQ hash within the distance among 100,000, exact digests first, in milliseconds', () => {
+  it('finds the nearest PDQ hash within the distance among 100,000, exact digests first (speed: bench/bank-index.ts)', () => {
     const n = 100_000;
     const bytes = randomBytes(n * 32);
     const rows = Array.from({ length: n }, (_, i) => ({
@@ -31,9 +30,5 @@ describe('HashIndex', () => {
     });
     expect(index.lookup({ ...query, md5: 'f'.repeat(32) }, 31)?.matchedOn).toBe('md5');
     expect(index.lookup({ ...query, pdq: null }, 31)).toBeNull();
-    const started = performance.now();
-    for (let i = 0; i < 20; i++) index.lookup({ ...query, pdq: randomBytes(32).toString('hex') }, 31);
-    // ~1.2 ms per lookup measured (bench/bank-index.ts); a loose bound for a busy shared machine
-    expect((performance.now() - started) / 20).toBeLessThan(25);
   });
 });
