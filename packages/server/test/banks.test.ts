@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.ts';
 import { createContext } from '../src/context.ts';
 import type { CategoryName } from '../src/domain/taxonomy.ts';
+import { startWorker } from '../src/jobs/worker.ts';
 import { videoTools } from '../src/media/video/ffmpeg.ts';
 import type { Provider, ProviderResult } from '../src/providers/provider.ts';
 import { ADMIN_KEY, createTestApp, type TestApp } from './helpers/app.ts';
@@ -509,4 +510,28 @@ describe('hash banks in multi-modal and video checks', () => {
     expect(res.body.bankMatch.distance).toBeLessThanOrEqual(31);
     expect(provider.calls).toBe(before); // every frame matched: no model ran
   });
+
+  it('matches the frames of an asynchronous video check; each matched frame names the match and has evidence', async () => {
+    const worker = startWorker(t.ctx, { pollMs: 50 });
+    try {
+      const res = await t.request('POST', '/v1/video/check', {
+        body: { videoUrl: `http://media.public.test:${media.port}/clip.mp4`, policyId: 'screened' },
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(202);
+      const id = res.body.decisionId as string;
+      let done: { status: number; body: any } | null = null;
+      for (let i = 0; i < 300 && !done; i++) {
+        const r = await t.request('GET', `/v1/video/result/${id}`);
+        if (r.status === 200) done = r;
+        else await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(done?.body).toMatchObject({ status: 'completed', action: 'flag', bankMatch: { bank: 'known' } });
+      for (const frame of done!.body.results) {
+        expect(frame).toMatchObject({ flagged: true, action: 'flag', bankMatch: { matchedOn: 'pdq' } });
+        expect(frame.evidence.url).toMatch(/\/v1\/evidence\//);
+      }
+    } finally {
+      await worker.stop({ timeoutMs: 2000 });
+    }
+  }, 60_000);
 });
