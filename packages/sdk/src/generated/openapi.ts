@@ -2439,7 +2439,10 @@ export interface paths {
       };
     };
     put?: never;
-    /** Register a webhook; the signing secret is shown only in this response */
+    /**
+     * Register a webhook; the signing secret is shown only in this response
+     * @description A repeat with the same Idempotency-Key answers the stored response without `secret`: the secret is shown once; rotate it if it was lost.
+     */
     post: {
       parameters: {
         query?: never;
