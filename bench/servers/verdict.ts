@@ -8,11 +8,12 @@ import { startServer } from '../../packages/server/src/server.ts';
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'verdict-bench-'));
 const { config, secrets } = loadConfig({
   ...process.env,
-  PORT: '0',
+  // PORT=0 is refused by the config (the public URL must name the port); any free port is taken below
+  PORT: '8080',
   VERDICT_DATA_DIR: dataDir,
   VERDICT_BOOTSTRAP_KEY: process.env.VERDICT_BOOTSTRAP_KEY ?? 'vk_bench_key_000000000000000000',
 });
-const server = await startServer(config, secrets, { logger: false });
+const server = await startServer({ ...config, port: 0 }, secrets, { logger: false });
 process.stdout.write(`READY ${new URL(server.url).port}\n`);
 const stop = () =>
   server.stop().finally(() => {

@@ -1,5 +1,5 @@
 import { APIClient, type RequestOptions } from './core.ts';
-import { AccountResource, Accounts, Keys, UsageResource } from './resources/admin.ts';
+import { AccountResource, Accounts, Keys, ProvidersResource, UsageResource } from './resources/admin.ts';
 import { Banks } from './resources/banks.ts';
 import { Batch } from './resources/batch.ts';
 import { Decisions } from './resources/decisions.ts';
@@ -34,6 +34,7 @@ export class Verdict extends APIClient {
   readonly accounts = new Accounts(this);
   readonly account = new AccountResource(this);
   readonly usage = new UsageResource(this);
+  readonly providers = new ProvidersResource(this);
 
   /** Checks one text, image or video URL against a policy and stores the decision. */
   check(params: CheckParams, options?: RequestOptions): Promise<CheckResult> {

@@ -143,3 +143,4 @@ export type AccountList = ResponseBody<'/v1/accounts', 'get'>;
 export type AccountUpdateParams = RequestBody<'/v1/accounts/{accountId}', 'patch'>;
 export type UsageParams = QueryParams<'/v1/usage', 'get'>;
 export type Usage = ResponseBody<'/v1/usage', 'get'>;
+export type ProviderList = ResponseBody<'/v1/providers', 'get'>;

@@ -7,7 +7,10 @@ import { registerErrorHandling, sendError } from './api/plugins/errors.ts';
 import { registerIdempotency } from './api/plugins/idempotency.ts';
 import { registerJsonBodies } from './api/plugins/json-body.ts';
 import { registerRateLimits } from './api/plugins/rate-limit.ts';
+import { openaiCompatRoutes } from './api/routes/compat/openai.ts';
+import { perspectiveRoutes } from './api/routes/compat/perspective.ts';
 import { healthRoutes } from './api/routes/health.ts';
+import { metricsRoutes, registerHttpMetrics } from './api/routes/metrics.ts';
 import { adminRoutes } from './api/routes/v1/admin.ts';
 import { bankRoutes } from './api/routes/v1/banks.ts';
 import { batchRoutes } from './api/routes/v1/batch.ts';
@@ -15,6 +18,7 @@ import { checkRoutes } from './api/routes/v1/checks.ts';
 import { decisionRoutes } from './api/routes/v1/decisions.ts';
 import { multimodalRoutes } from './api/routes/v1/multimodal.ts';
 import { policyRoutes } from './api/routes/v1/policies.ts';
+import { providerRoutes } from './api/routes/v1/providers.ts';
 import { usageRoutes } from './api/routes/v1/usage.ts';
 import { videoRoutes } from './api/routes/v1/video.ts';
 import { webhookRoutes } from './api/routes/v1/webhooks.ts';
@@ -87,7 +91,12 @@ export async function buildApp(
           'Errors are `{ error: { code, message, details?, requestId } }`; every response has `X-Request-Id`.',
       },
       servers: [{ url: ctx.config.publicUrl }],
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      components: {
+        securitySchemes: {
+          bearer: { type: 'http', scheme: 'bearer' },
+          googleKey: { type: 'apiKey', in: 'query', name: 'key' },
+        },
+      },
       security: [{ bearer: [] }],
     },
   });
@@ -99,6 +108,7 @@ export async function buildApp(
     if (state.shuttingDown) reply.header('connection', 'close');
     return payload;
   });
+  registerHttpMetrics(app, ctx);
   registerErrorHandling(app);
   registerAuth(app, ctx);
   registerRateLimits(app, ctx);
@@ -106,6 +116,7 @@ export async function buildApp(
 
   app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
   await app.register(healthRoutes(ctx, state));
+  await app.register(metricsRoutes(ctx));
   await app.register(checkRoutes(ctx));
   await app.register(multimodalRoutes(ctx));
   await app.register(policyRoutes(ctx));
@@ -116,6 +127,9 @@ export async function buildApp(
   await app.register(webhookRoutes(ctx));
   await app.register(videoRoutes(ctx));
   await app.register(bankRoutes(ctx));
+  await app.register(providerRoutes(ctx));
+  await app.register(openaiCompatRoutes(ctx));
+  await app.register(perspectiveRoutes(ctx));
 
   return Object.assign(app, { state }) as unknown as FastifyInstance & { state: AppState };
 }

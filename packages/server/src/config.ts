@@ -1,6 +1,11 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import {
+  type ExternalProviderConfig,
+  ProvidersFileError,
+  readProvidersFile,
+} from './providers/external/config-file.ts';
 
 /** Typed, validated service configuration. Secrets are kept apart from the rest (see `Secrets`). */
 export interface Config {
@@ -58,10 +63,16 @@ export interface Config {
    * request, when it completes); failed requests (4xx, 5xx) are always logged.
    */
   requestLogSample?: number;
+  /** VERDICT_PROVIDERS_FILE: external AI providers configured by the operator (`local` is always there). */
+  providers?: ExternalProviderConfig[];
 }
 
 export interface Secrets {
   bootstrapKey: string | null;
+  /** VERDICT_METRICS_TOKEN: a bearer token that may read GET /metrics (besides admin keys). */
+  metricsToken?: string | null;
+  /** Provider API keys by provider name, read from the variables the providers file names (apiKeyEnv). */
+  providerKeys?: Record<string, string>;
 }
 
 export class ConfigError extends Error {
@@ -264,5 +275,40 @@ export function loadConfig(env: Env = process.env): { config: Config; secrets: S
     cacheMs: parseInteger(env, 'VERDICT_CACHE_MS', 500, 0, 60_000),
     requestLogSample: parseFraction(env, 'VERDICT_REQUEST_LOG_SAMPLE', 1),
   };
-  return { config, secrets: { bootstrapKey } };
+  const metricsToken = str(env, 'VERDICT_METRICS_TOKEN') ?? null;
+  if (metricsToken !== null && metricsToken.length < 16) {
+    throw new ConfigError('VERDICT_METRICS_TOKEN', 'expected at least 16 characters');
+  }
+  const { providers, providerKeys } = parseProvidersFile(env);
+  config.providers = providers;
+  return { config, secrets: { bootstrapKey, metricsToken, providerKeys } };
+}
+
+/** VERDICT_PROVIDERS_FILE and the keys it names: a bad file or a missing key stops the start, naming the line. */
+function parseProvidersFile(env: Env): {
+  providers: ExternalProviderConfig[];
+  providerKeys: Record<string, string>;
+} {
+  const raw = str(env, 'VERDICT_PROVIDERS_FILE');
+  if (raw === undefined) return { providers: [], providerKeys: {} };
+  let providers: ExternalProviderConfig[];
+  try {
+    providers = readProvidersFile(path.resolve(raw));
+  } catch (error) {
+    if (error instanceof ProvidersFileError) throw new ConfigError('VERDICT_PROVIDERS_FILE', error.message);
+    throw error;
+  }
+  const providerKeys: Record<string, string> = {};
+  for (const provider of providers) {
+    if (provider.apiKeyEnv === null) continue;
+    const key = str(env, provider.apiKeyEnv);
+    // the variable's name only: its value is a secret
+    if (key === undefined)
+      throw new ConfigError(
+        provider.apiKeyEnv,
+        `provider "${provider.name}" reads its key from it, and it is not set`,
+      );
+    providerKeys[provider.name] = key;
+  }
+  return { providers, providerKeys };
 }

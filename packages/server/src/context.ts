@@ -6,6 +6,8 @@ import { createVideoEvaluator, createVideoService } from './compose-videos.ts';
 import { type Config, extraCa, type Secrets } from './config.ts';
 import { AccountService } from './domain/accounts.ts';
 import { CheckService } from './domain/checks.ts';
+import { OpenAIModerationService } from './domain/compat/openai-moderations.ts';
+import { PerspectiveService } from './domain/compat/perspective.ts';
 import { DecisionService, DecisionStore } from './domain/decisions.ts';
 import { EvaluatorRegistry, TextEvaluator } from './domain/evaluators.ts';
 import { ImageEvaluator } from './domain/image-evaluator.ts';
@@ -18,7 +20,9 @@ import type { VideoService } from './domain/videos.ts';
 import type { Queue } from './jobs/queue.ts';
 import { memoryRateLimiter, type RateLimiter, redisRateLimiter } from './limits/rate-limiter.ts';
 import { type ImageFetchOptions, MAX_IMAGE_PIXELS } from './media/image.ts';
+import { Metrics } from './metrics/metrics.ts';
 import { OcrEngine } from './ocr/engine.ts';
+import { createExternalProvider } from './providers/external/index.ts';
 import { ImageModelPool } from './providers/local-image/pool.ts';
 import { LocalImageProvider } from './providers/local-image/provider.ts';
 import { LocalTextProvider } from './providers/local-text.ts';
@@ -68,6 +72,10 @@ export interface AppContext extends EventsContext {
   idempotency: IdempotencyRepository;
   /** Hash banks (issue 20): CRUD and import; matching runs inside checks through the matcher. */
   banks: BankService;
+  /** Prometheus metrics of this instance (GET /metrics). */
+  metrics: Metrics;
+  /** Drop-in endpoints of other moderation APIs (issue 19). */
+  compat: { openai: OpenAIModerationService; perspective: PerspectiveService };
   /** Readiness of each part, for /readyz. */
   readiness(): Promise<Record<string, boolean>>;
   close(): Promise<void>;
@@ -95,9 +103,15 @@ export async function createContext(
   const imageProvider = overrides.imageProvider ?? new LocalImageProvider(imageModel!);
   // Loads in the background; /readyz reports it. Without `imagePreload` (tests) it loads on first use.
   if (config.imagePreload && imageModel) imageModel.start().catch(() => {});
-  const providers = new ProviderRegistry([textProvider, imageProvider]);
+  // The operator's external providers (VERDICT_PROVIDERS_FILE); their keys come from Secrets, never from config.
+  const external = (config.providers ?? []).map((provider) =>
+    createExternalProvider(provider, secrets.providerKeys?.[provider.name] ?? null, {
+      ...(config.caFile && { ca: extraCa(config) }),
+    }),
+  );
+  const providers = new ProviderRegistry([textProvider, imageProvider], external);
   const evaluators = new EvaluatorRegistry();
-  evaluators.register(new TextEvaluator(textProvider));
+  evaluators.register(new TextEvaluator(providers));
   const imageFetch = {
     allowPrivate: config.allowPrivateUrls,
     allowHttp: config.allowHttpMedia ?? false,
@@ -108,15 +122,17 @@ export async function createContext(
     ? new OcrEngine({ timeoutMs: config.ocr.timeoutMs, maxPixels: MAX_IMAGE_PIXELS })
     : null;
   const textReader = ocr && { engine: ocr, text: textProvider };
-  evaluators.register(new ImageEvaluator(imageProvider, imageFetch, textReader));
+  evaluators.register(new ImageEvaluator(imageProvider, imageFetch, textReader, providers));
   const bankRepo = new BankRepository(db);
   const banks = new BankService(bankRepo, imageFetch);
   const bankMatcher = new BankMatcher(bankRepo, MAX_IMAGE_PIXELS);
   // Video URLs go through the same fetcher settings (and test seams) as image URLs.
   evaluators.register(createVideoEvaluator(config, imageProvider, overrides.imageFetch, textReader));
   const decisionStore = new DecisionStore(db, database.engine);
-  const policies = new PolicyService(new PolicyRepository(db, database.engine), (accountId, names) =>
-    banks.existingNames(accountId, names),
+  const policies = new PolicyService(
+    new PolicyRepository(db, database.engine),
+    providers,
+    (accountId, names) => banks.existingNames(accountId, names),
   );
   const decisions = new DecisionService(decisionStore, config.publicUrl);
   const usage = new UsageService(new UsageRepository(db));
@@ -150,6 +166,17 @@ export async function createContext(
     textReader,
     ...(overrides.imageFetch && { fetch: overrides.imageFetch }),
   });
+  const metrics = new Metrics({
+    queueDepth: () => eventsContext.queue.pendingCount(),
+    sqliteFile: config.database.kind === 'sqlite' ? config.database.file : null,
+  });
+  decisionStore.onCommitted((stored) => {
+    for (const d of stored) metrics.decisions.inc({ action: d.action, content_type: d.contentType });
+  });
+  eventsContext.webhookDeliverer.onAttempt = (success, durationMs) => {
+    metrics.webhookDeliveries.inc({ outcome: success ? 'succeeded' : 'failed' });
+    metrics.webhookLatency.observe(durationMs / 1000);
+  };
   const keyCache = new KeyCache(config.cacheMs ?? 500, database.externalVersion ?? null);
   let closed = false;
   return {
@@ -172,6 +199,11 @@ export async function createContext(
     ...eventsContext,
     idempotency: new IdempotencyRepository(db),
     banks,
+    metrics,
+    compat: {
+      openai: new OpenAIModerationService(evaluators, usage, () => textProvider.modelVersion),
+      perspective: new PerspectiveService(checks, evaluators, usage),
+    },
     async readiness() {
       const storage = await pingDatabase(db).then(
         () => true,

@@ -24,14 +24,7 @@ export async function startServer(
 ): Promise<RunningServer> {
   const ctx = await createContext(config, secrets, options.overrides);
   const { firstKey } = await bootstrap(ctx);
-  const logger =
-    options.logger ??
-    ({
-      level: config.logLevel,
-      redact: { paths: ['req.headers.authorization', 'req.headers["idempotency-key"]'], remove: true },
-      serializers: { req: requestForLog },
-      stream: new BufferedStdout(),
-    } as object);
+  const logger = options.logger ?? { ...loggerOptions(config), stream: new BufferedStdout() };
   const app = await buildApp(ctx, { logger, requestLogSample: config.requestLogSample ?? 1 });
   const address = await app.listen({ port: config.port, host: config.host });
   const worker = options.worker === false ? null : startWorker(ctx, { log: app.log });
@@ -60,6 +53,25 @@ export async function startServer(
   };
 }
 
+/** The service's log settings: JSON lines without keys, secrets or evidence tokens. */
+export function loggerOptions(config: Pick<Config, 'logLevel'>): object {
+  return {
+    level: config.logLevel,
+    redact: {
+      paths: ['req.headers.authorization', 'req.headers["idempotency-key"]', 'req.headers["x-goog-api-key"]'],
+      remove: true,
+    },
+    serializers: { req: requestForLog },
+  };
+}
+
+/** A request URL for logs: evidence tokens and `?key=` (Perspective-style API keys) replaced. */
+export function redactRequestUrl(url: string): string {
+  return url
+    .replace(/\/evidence\/[^?#/]*/gi, '/evidence/[token]')
+    .replace(/([?&]key=)[^&#]*/gi, '$1[redacted]');
+}
+
 /**
  * What a request log line shows of the request: Fastify's default fields, with an evidence token (a capability:
  * whoever has it can fetch the frame until it expires) replaced by `[token]`.
@@ -67,7 +79,7 @@ export async function startServer(
 function requestForLog(request: FastifyRequest) {
   return {
     method: request.method,
-    url: request.url.replace(/\/evidence\/[^?#/]*/gi, '/evidence/[token]'),
+    url: redactRequestUrl(request.url),
     host: request.host,
     remoteAddress: request.ip,
     remotePort: request.socket?.remotePort,

@@ -5,7 +5,14 @@ import { ERROR_STATUS } from '../src/domain/errors.ts';
 import { createTestApp, type TestApp } from './helpers/app.ts';
 import { REPO, readDoc } from './helpers/docs.ts';
 
-const PAGES = ['api.md', 'policies.md', 'webhooks.md', 'how-verdict-decides.md', 'operating.md'];
+const PAGES = [
+  'api.md',
+  'policies.md',
+  'webhooks.md',
+  'how-verdict-decides.md',
+  'operating.md',
+  'providers.md',
+];
 
 /** The documents a reader of the repository meets: the READMEs and docs/. */
 function documents(): string[] {

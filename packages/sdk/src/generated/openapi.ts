@@ -68,6 +68,10 @@ export interface paths {
               checks: {
                 [key: string]: boolean;
               };
+              /** @description Circuit state of each external provider: closed, open or half_open */
+              providers?: {
+                [key: string]: string;
+              };
             };
           };
         };
@@ -81,6 +85,10 @@ export interface paths {
               status: string;
               checks: {
                 [key: string]: boolean;
+              };
+              /** @description Circuit state of each external provider: closed, open or half_open */
+              providers?: {
+                [key: string]: string;
               };
             };
           };
@@ -1928,6 +1936,8 @@ export interface paths {
                 image: number;
                 videoFrames: number;
               };
+              /** @description USD spent on external AI providers this month (0 with the bundled models) */
+              costUsd: number;
               monthlyQuota: number | null;
               remaining: number | null;
               trialEndsAt: string | null;
@@ -4384,6 +4394,302 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/providers': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** AI providers: configured providers, circuit state, latency, error rate, spend (operator admin) */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              providers: {
+                name: string;
+                /** @description bundled, openai-moderation, openai-chat-guard or azure-content-safety */
+                kind: string;
+                /** @description Circuit breaker: closed, open or half_open */
+                state: string;
+                categories: string[];
+                contentTypes: string[];
+                /** @description HTTP calls since start */
+                calls: number;
+                failures: number;
+                /** @description Share of failed calls among the last 1000 */
+                errorRate: number;
+                latencyMs: {
+                  p50: number | null;
+                  p99: number | null;
+                };
+                /** @description Since when this instance counts calls, failures and latencies */
+                since: string | null;
+                /** @description Stored decisions this provider answered this month (UTC), on every instance */
+                evaluationsThisMonth: number;
+                /** @description Their USD (costPerCall, costPer1kChars) */
+                spendThisMonthUsd: number;
+              }[];
+            };
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/moderations': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** OpenAI-compatible moderation (input: string, strings, or text and image_url parts) */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description A string, an array of strings, or an array of text/image_url parts */
+            input: unknown;
+            /** @description Accepted and ignored: the bundled models answer */
+            model?: string;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              id: string;
+              model: string;
+              results: {
+                flagged: boolean;
+                categories: {
+                  [key: string]: boolean;
+                };
+                category_scores: {
+                  [key: string]: number;
+                };
+                category_applied_input_types: {
+                  [key: string]: string[];
+                };
+              }[];
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              error: {
+                message: string;
+                type: string;
+                param: string | null;
+                code: string | null;
+              };
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              error: {
+                message: string;
+                type: string;
+                param: string | null;
+                code: string | null;
+              };
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1alpha1/comments:analyze': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Perspective API compatible comment analysis */
+    post: {
+      parameters: {
+        query?: {
+          /** @description Policy of the stored decision; default `default` */
+          policyId?: string;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            comment: {
+              text: string;
+              type?: string;
+            };
+            requestedAttributes: {
+              [key: string]: {
+                scoreType?: string;
+                scoreThreshold?: number;
+              };
+            };
+            languages?: string[];
+            spanAnnotations?: boolean;
+            doNotStore?: boolean;
+            clientToken?: string;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              attributeScores: {
+                [key: string]: {
+                  spanScores: {
+                    begin: number;
+                    end: number;
+                    score: {
+                      value: number;
+                      /** @enum {string} */
+                      type: 'PROBABILITY';
+                    };
+                  }[];
+                  summaryScore: {
+                    value: number;
+                    /** @enum {string} */
+                    type: 'PROBABILITY';
+                  };
+                };
+              };
+              languages: string[];
+              detectedLanguages: string[];
+              clientToken?: string;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              error: {
+                code: number;
+                message: string;
+                status: string;
+                details: {
+                  [key: string]: unknown;
+                }[];
+              };
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              error: {
+                code: number;
+                message: string;
+                status: string;
+                details: {
+                  [key: string]: unknown;
+                }[];
+              };
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -4478,6 +4784,18 @@ export interface components {
           };
         }[];
       };
+      /** @description Which providers were asked and why (only when the policy routes beyond local) */
+      routing?: {
+        provider: string;
+        /** @description local, primary, escalation or fallback */
+        role: string;
+        /** @description answered, reused, failed or skipped */
+        outcome: string;
+        reason: string;
+        latency?: number;
+        cost?: number;
+        error?: string;
+      }[];
     };
     /** Decision */
     Decision: {
@@ -4551,6 +4869,18 @@ export interface components {
           };
         }[];
       };
+      /** @description Which providers were asked and why (only when the policy routes beyond local) */
+      routing?: {
+        provider: string;
+        /** @description local, primary, escalation or fallback */
+        role: string;
+        /** @description answered, reused, failed or skipped */
+        outcome: string;
+        reason: string;
+        latency?: number;
+        cost?: number;
+        error?: string;
+      }[];
     };
     /** Policy */
     Policy: {
@@ -4570,6 +4900,20 @@ export interface components {
         /** @description PDQ bits of 256 (default 31) */
         maxDistance: number;
       }[];
+      /** @description Which providers judge text under the policy (absent: local alone) */
+      routing?: {
+        /** @description The provider judging text (default local) */
+        provider: string;
+        /** @description Tried in order when it fails; local = the bundled model */
+        fallback: string[];
+        escalate: {
+          provider: string;
+          /** @enum {string} */
+          when: 'uncertain';
+          /** @description Local scores within this distance of a threshold are escalated */
+          band: number;
+        } | null;
+      };
       version: number;
       builtin: boolean;
       yamlContent: string;

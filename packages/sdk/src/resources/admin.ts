@@ -11,6 +11,7 @@ import type {
   KeyListParams,
   KeyRevoked,
   KeyUpdateParams,
+  ProviderList,
   Usage,
   UsageParams,
 } from '../types.ts';
@@ -81,5 +82,14 @@ export class UsageResource {
   /** Evaluations in a month (`YYYY-MM`, default the current one). */
   get(params: UsageParams = {}, options?: RequestOptions): Promise<Usage> {
     return this.client.call('get', '/v1/usage', { query: params }, options);
+  }
+}
+
+/** AI providers configured by the operator: circuit state, latency, error rate, spend (operator admin). */
+export class ProvidersResource {
+  constructor(private readonly client: APIClient) {}
+
+  list(options?: RequestOptions): Promise<ProviderList> {
+    return this.client.call('get', '/v1/providers', {}, options);
   }
 }

@@ -1,18 +1,20 @@
 import { performance } from 'node:perf_hooks';
 import type { BankMatcher } from '../banks/matcher.ts';
 import { applyBankMatch } from '../banks/outcome.ts';
-import type { DecisionRecord, ReplayData } from '../storage/repositories/decisions.ts';
+import type { DecisionRecord } from '../storage/repositories/decisions.ts';
+import { highlightsOf, replayFields, replayHighlights, round, withRouting } from './check-records.ts';
 import { requireField, validateContentType, validateLanguage, validateMetadata } from './content.ts';
 import { type ContentWarning, textWarnings } from './content-warnings.ts';
 import type { DecisionService, DecisionStore } from './decisions.ts';
-import { applyPolicy, type CategoryResult, type Highlight, type PolicyOutcome } from './engine.ts';
+import { applyPolicy, type PolicyOutcome } from './engine.ts';
 import { AppError } from './errors.ts';
-import type { EvaluatorRegistry, PreparedContent } from './evaluators.ts';
+import type { Evaluation, EvaluatorRegistry, PreparedContent } from './evaluators.ts';
 import { newId } from './ids.ts';
 import { replayMultimodal } from './multimodal.ts';
 import type { Policy } from './policies/policy.ts';
 import type { PolicyService } from './policies/service.ts';
 import { type Principal, requireScope } from './principal.ts';
+import type { ReuseScores } from './routing.ts';
 import { type CategoryName, type ContentType, type Language, POLICY_CATEGORY_NAMES } from './taxonomy.ts';
 import { type UsageService, unitsOfReplay, unitsOfType, withReservation } from './usage.ts';
 import { SYNC_VIDEO_FRAMES } from './video-evaluator.ts';
@@ -34,45 +36,6 @@ export interface CheckRequest {
   contentType?: unknown;
   language?: unknown;
   metadata?: unknown;
-}
-
-const round = (ms: number) => Math.round(ms * 1000) / 1000;
-
-/** What every replay of `original` records the same way: its content and metadata, the link, the request. */
-function replayFields(original: DecisionRecord, policy: Policy, requestId: string | null, started: number) {
-  const request = original.request as { path?: string; body?: object };
-  return {
-    content: original.content,
-    contentType: original.contentType,
-    metadata: original.metadata,
-    requestId,
-    replayOf: original.decisionId,
-    ...(original.media && { media: original.media }),
-    request: {
-      path: request.path ?? '/v1/check',
-      body: { ...(request.body ?? {}), policyId: policy.policyId },
-    },
-    latency: round(performance.now() - started),
-  };
-}
-
-/** The highlights of categories the outcome does not list: kept with the decision for replays under other policies. */
-function replayHighlights(
-  all: Partial<Record<CategoryName, Highlight[]>> | undefined,
-  outcome: PolicyOutcome,
-): ReplayData | null {
-  if (!all) return null;
-  const listed = new Set<string>(outcome.categories.map((c) => c.category));
-  const out: Partial<Record<CategoryName, Highlight[]>> = {};
-  for (const [category, highlights] of Object.entries(all) as [CategoryName, Highlight[] | undefined][])
-    if (!listed.has(category) && highlights && highlights.length > 0) out[category] = highlights;
-  return Object.keys(out).length > 0 ? { highlights: out } : null;
-}
-
-function highlightsOf(categories: CategoryResult[]): Partial<Record<CategoryName, Highlight[]>> {
-  const out: Partial<Record<CategoryName, Highlight[]>> = {};
-  for (const c of categories) if (c.highlights) out[c.category] = c.highlights;
-  return out;
 }
 
 /** Single checks, dry runs and replays: validate → resolve policy → evaluate → apply policy → store. */
@@ -129,9 +92,10 @@ export class CheckService {
   ): Promise<DecisionRecord> {
     const started = options.started ?? performance.now();
     const { contentType, content, language, metadata, policy } = prepared;
+    // A bank match is decided inside evaluate() before any model or routed provider runs (issue 20).
     const evaluation = await this.evaluators
       .get(contentType)
-      .evaluate(content, { language, banks: this.bankScreen(principal, policy) });
+      .evaluate(content, { language, policy, banks: this.bankScreen(principal, policy) });
     const scored = applyPolicy(policy, evaluation.result);
     const outcome = evaluation.bankMatch ? applyBankMatch(scored, evaluation.bankMatch) : scored;
     const request = {
@@ -161,7 +125,7 @@ export class CheckService {
       ...(evaluation.media && { media: evaluation.media }),
       ...(evaluation.bankMatch && { bankMatch: evaluation.bankMatch }),
       ...(evaluation.ocr && { ocr: evaluation.ocr }),
-      replayData: replayHighlights(evaluation.result.highlights, outcome),
+      replayData: withRouting(replayHighlights(evaluation.result.highlights, outcome), evaluation.routing),
     });
   }
 
@@ -284,6 +248,8 @@ export class CheckService {
     const covered = Object.keys(policy.categories).every(
       (c) => evaluated.has(c as CategoryName) || !this.judgeable(original, c as CategoryName),
     );
+    if (original.contentType === 'text')
+      return this.replayText(original, policy, principal, requestId, started);
     let source = {
       rawScores: original.rawScores,
       evaluated: original.evaluated,
@@ -293,6 +259,7 @@ export class CheckService {
       cost: 0,
       language: original.language,
     };
+    let routing: Evaluation['routing'];
     if (!covered) {
       // Multi-modal decisions were refused before getting here.
       const evaluator = this.evaluators.get(original.contentType as ContentType);
@@ -310,6 +277,7 @@ export class CheckService {
         (original.language as Parameters<typeof evaluator.evaluate>[1]['language'] | null) ?? 'auto';
       const evaluation = await evaluator.evaluate(prepared, {
         language,
+        policy,
         banks: this.bankScreen(principal, policy),
       });
       if (evaluation.bankMatch) {
@@ -335,6 +303,7 @@ export class CheckService {
         cost: evaluation.result.cost,
         language: evaluation.result.language ?? original.language,
       };
+      routing = evaluation.routing;
     }
     const outcome = applyPolicy(policy, {
       scores: source.rawScores,
@@ -349,7 +318,53 @@ export class CheckService {
       modelVersion: source.modelVersion,
       cost: source.cost,
       language: source.language,
-      replayData: replayHighlights(source.highlights, outcome),
+      replayData: withRouting(replayHighlights(source.highlights, outcome), routing),
+    });
+  }
+
+  /**
+   * A text replays through the new policy's routing with every provider's stored scores reused (issue 19): only a
+   * provider the original decision did not ask is called (e.g. the new policy escalates and the old one did not).
+   */
+  private async replayText(
+    original: DecisionRecord,
+    policy: Policy,
+    principal: Principal,
+    requestId: string | null,
+    started: number,
+  ): Promise<DecisionRecord> {
+    const highlights = { ...original.replayData?.highlights, ...highlightsOf(original.categories) };
+    const stored = original.replayData?.providers;
+    const reuse: ReuseScores = stored
+      ? Object.fromEntries(
+          Object.entries(stored).map(([name, s]) => [name, name === 'local' ? { ...s, highlights } : s]),
+        )
+      : {
+          // decided by the bundled model alone: its scores are the decision's raw scores
+          local: {
+            scores: original.rawScores,
+            evaluated: original.evaluated,
+            modelVersion: original.modelVersion ?? '',
+            highlights,
+          },
+        };
+    const language = (original.language as Language | null) ?? 'auto';
+    const evaluation = await this.evaluators
+      .get('text')
+      .evaluate(
+        { contentType: 'text', stored: original.content, payload: original.content },
+        { language, policy, reuse },
+      );
+    const outcome = applyPolicy(policy, evaluation.result);
+    return this.record(principal, policy, outcome, {
+      ...replayFields(original, policy, requestId, started),
+      rawScores: evaluation.result.scores,
+      evaluated: evaluation.result.evaluated,
+      provider: evaluation.provider,
+      modelVersion: evaluation.result.modelVersion,
+      cost: evaluation.result.cost,
+      language: evaluation.result.language ?? original.language,
+      replayData: withRouting(replayHighlights(evaluation.result.highlights, outcome), evaluation.routing),
     });
   }
 

@@ -46,8 +46,19 @@ export class DecisionStore {
     this.maxInFlight = engine === 'postgres' ? 3 : 1;
   }
 
+  private readonly committedListeners: Array<(decisions: DecisionRecord[]) => void> = [];
+
   addSideWrite(write: DecisionSideWrite): void {
     this.sideWrites.push(write);
+  }
+
+  /** Called with decisions once they are committed (e.g. metrics); must not throw. */
+  onCommitted(listener: (decisions: DecisionRecord[]) => void): void {
+    this.committedListeners.push(listener);
+  }
+
+  private committed(decisions: DecisionRecord[]): void {
+    for (const listener of this.committedListeners) listener(decisions);
   }
 
   save(decisions: DecisionRecord[]): Promise<void> {
@@ -74,12 +85,21 @@ export class DecisionStore {
     this.pending = [];
     this.inFlight++;
     try {
-      await this.write(group.flatMap((p) => p.decisions));
+      const decisions = group.flatMap((p) => p.decisions);
+      await this.write(decisions);
+      this.committed(decisions);
       for (const p of group) p.resolve();
     } catch (error) {
       if (group.length === 1) group[0]!.reject(error);
       // One bad save must not fail its neighbours: write each alone.
-      else for (const p of group) await this.write(p.decisions).then(p.resolve, p.reject);
+      else {
+        for (const p of group) {
+          await this.write(p.decisions).then(() => {
+            this.committed(p.decisions);
+            p.resolve();
+          }, p.reject);
+        }
+      }
     } finally {
       this.inFlight--;
       this.schedule();
@@ -145,6 +165,7 @@ export function checkResultView(d: DecisionRecord) {
     ...(d.media && d.media.length > 0 && { media: d.media }),
     ...(d.bankMatch && { bankMatch: d.bankMatch }),
     ...(d.ocr && { ocr: d.ocr }),
+    ...(d.replayData?.routing && { routing: d.replayData.routing }),
   };
 }
 
@@ -173,6 +194,7 @@ export function decisionView(d: DecisionRecord) {
     ...(d.media && d.media.length > 0 && { media: d.media }),
     ...(d.bankMatch && { bankMatch: d.bankMatch }),
     ...(d.ocr && { ocr: d.ocr }),
+    ...(d.replayData?.routing && { routing: d.replayData.routing }),
   };
 }
 

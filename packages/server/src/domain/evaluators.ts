@@ -1,10 +1,18 @@
 import type { BankScreen } from '../banks/matcher.ts';
 import type { BankMatch } from '../banks/types.ts';
 import type { OcrResult } from '../ocr/engine.ts';
-import type { Provider, ProviderResult } from '../providers/provider.ts';
+import type { ProviderResult } from '../providers/provider.ts';
 import { validateText } from './content.ts';
 import { AppError } from './errors.ts';
 import type { MediaRef } from './media.ts';
+import type { Policy } from './policies/policy.ts';
+import {
+  type NamedProviders,
+  type ProviderAttempt,
+  type ProviderScores,
+  type ReuseScores,
+  routeContent,
+} from './routing.ts';
 import type { ContentType, Language } from './taxonomy.ts';
 
 /** Content validated and ready to evaluate; `stored` is what the decision record keeps (text, or a reference). */
@@ -23,6 +31,8 @@ export interface Evaluation {
   bankMatch?: BankMatch;
   /** Text read in an image (and judged by the text model). */
   ocr?: OcrResult;
+  /** Text routed beyond `local`: which providers were asked and why, and each one's own scores. */
+  routing?: { attempts: ProviderAttempt[]; perProvider: Record<string, ProviderScores> };
 }
 
 export interface EvaluateOptions {
@@ -30,6 +40,10 @@ export interface EvaluateOptions {
   signal?: AbortSignal;
   /** The policy's hash banks: images are screened against them before any model runs. */
   banks?: BankScreen | null;
+  /** The policy whose routing chooses the providers (text); absent: the bundled model. */
+  policy?: Pick<Policy, 'categories' | 'routing'>;
+  /** Scores stored with an earlier decision, by provider (replays): those providers are not asked again. */
+  reuse?: ReuseScores;
 }
 
 /**
@@ -60,20 +74,25 @@ export function preparedFromStoredUrl(evaluator: ContentEvaluator, stored: strin
 export class TextEvaluator implements ContentEvaluator {
   readonly contentType = 'text' as const;
 
-  constructor(private readonly provider: Provider) {}
+  constructor(private readonly providers: NamedProviders) {}
 
   prepare(content: unknown, field: string): PreparedContent {
     const text = validateText(content, field);
     return { contentType: 'text', stored: text, payload: text };
   }
 
-  async evaluate(prepared: PreparedContent, options: { language: Language | 'auto' }): Promise<Evaluation> {
-    const result = await this.provider.evaluate({
-      contentType: 'text',
-      text: prepared.payload as string,
-      language: options.language,
-    });
-    return { provider: this.provider.name, result };
+  async evaluate(prepared: PreparedContent, options: EvaluateOptions): Promise<Evaluation> {
+    const routed = await routeContent(
+      this.providers,
+      { contentType: 'text', text: prepared.payload as string, language: options.language },
+      options.policy,
+      { ...(options.reuse && { reuse: options.reuse }), ...(options.signal && { signal: options.signal }) },
+    );
+    return {
+      provider: routed.provider,
+      result: routed.result,
+      ...(routed.perProvider && { routing: { attempts: routed.attempts, perProvider: routed.perProvider } }),
+    };
   }
 
   fromStored(stored: string): PreparedContent {

@@ -19,6 +19,7 @@ import {
   type PreparedContent,
   preparedFromStoredUrl,
 } from './evaluators.ts';
+import { type NamedProviders, routeContent } from './routing.ts';
 
 /** An evaluation that a bank match decided: no model ran, so nothing is judged (every category evaluated: false). */
 export function bankDecided(bankMatch: BankMatch, media: MediaRef): Evaluation {
@@ -48,6 +49,8 @@ export class ImageEvaluator implements ContentEvaluator {
     private readonly fetchOptions: ImageFetchOptions,
     /** Reads text in images and judges it with the text model; null leaves text categories unjudged. */
     private readonly textReader: ImageTextReader | null = null,
+    /** The operator's providers, for policies that route images (e.g. to Azure Content Safety). */
+    private readonly providers?: NamedProviders,
   ) {}
 
   prepare(content: unknown, field: string): PreparedContent {
@@ -76,17 +79,17 @@ export class ImageEvaluator implements ContentEvaluator {
     const bankMatch = options.banks ? await options.banks.screen(bytes, media.ref) : null;
     if (bankMatch) return bankDecided(bankMatch, media);
     try {
-      // the image model and OCR (its own worker thread) run side by side
-      const [result, text] = await Promise.all([
-        this.provider.evaluate({ contentType: 'image', image: bytes }, options.signal),
+      // the image model (or the policy's routed providers) and OCR (its own worker thread) run side by side
+      const [image, text] = await Promise.all([
+        this.judgeImage(bytes, options),
         this.textReader
           ? judgeImageText(this.textReader, bytes, options.language ?? 'auto', options.signal)
           : null,
       ]);
-      if (!text) return { provider: this.provider.name, result, media: [media] };
+      if (!text) return { ...image, media: [media] };
       return {
-        provider: this.provider.name,
-        result: mergeWithText(result, text.result),
+        ...image,
+        result: mergeWithText(image.result, text.result),
         media: [media],
         ocr: text.ocr,
       };
@@ -99,6 +102,30 @@ export class ImageEvaluator implements ContentEvaluator {
       }
       throw error;
     }
+  }
+
+  /** The image's own scores: the bundled image model, or the providers the policy routes images to. */
+  private async judgeImage(
+    bytes: Uint8Array,
+    options: Partial<EvaluateOptions>,
+  ): Promise<Omit<Evaluation, 'media' | 'ocr'>> {
+    if (!this.providers || !options.policy?.routing) {
+      const result = await this.provider.evaluate({ contentType: 'image', image: bytes }, options.signal);
+      return { provider: this.provider.name, result };
+    }
+    const routed = await routeContent(
+      this.providers,
+      { contentType: 'image', image: bytes },
+      options.policy,
+      options.signal ? { signal: options.signal } : {},
+    );
+    return {
+      provider: routed.provider,
+      result: routed.result,
+      ...(routed.perProvider && {
+        routing: { attempts: routed.attempts, perProvider: routed.perProvider },
+      }),
+    };
   }
 
   /** URLs can be fetched again for a replay; inline bytes were never stored. */

@@ -210,7 +210,7 @@ export class MultimodalService {
         const itemStarted = performance.now();
         const evaluation = await this.evaluators
           .get(item.contentType)
-          .evaluate(item.prepared, { language, signal: abort.signal, banks });
+          .evaluate(item.prepared, { language, policy, signal: abort.signal, banks });
         return { item, index, evaluation, latency: round(performance.now() - itemStarted) };
       }),
     ).catch((error: unknown) => {

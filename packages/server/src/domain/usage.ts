@@ -115,7 +115,9 @@ export class UsageService {
   readonly sideWrite: DecisionSideWrite = async (trx, decisions) => {
     const month = monthOf(new Date());
     const byAccount = new Map<string, UsageUnits>();
+    const costs = new Map<string, number>();
     for (const d of decisions) {
+      if (d.cost > 0) costs.set(d.accountId, (costs.get(d.accountId) ?? 0) + d.cost);
       if ((d as Reservable)[RESERVED]) continue;
       const sum = byAccount.get(d.accountId) ?? units({});
       const u = unitsOfDecision(d);
@@ -125,7 +127,39 @@ export class UsageService {
       byAccount.set(d.accountId, sum);
     }
     for (const [accountId, u] of byAccount) await this.repo.add(trx, accountId, month, u);
+    for (const [accountId, cost] of costs) await this.repo.addCost(trx, accountId, month, cost);
+    // each external provider's answered calls, as the decisions' routing records them
+    const spend = new Map<string, { calls: number; cost: number }>();
+    for (const d of decisions) {
+      for (const attempt of d.replayData?.routing ?? []) {
+        if (attempt.outcome !== 'answered' || attempt.provider === 'local') continue;
+        const sum = spend.get(attempt.provider) ?? { calls: 0, cost: 0 };
+        sum.calls++;
+        sum.cost += attempt.cost ?? 0;
+        spend.set(attempt.provider, sum);
+      }
+    }
+    if (spend.size > 0) await this.repo.addProviderSpend(trx, month, spend);
   };
+
+  /** Each external provider's answered evaluations and USD this month, from stored decisions. */
+  providerSpend(month = monthOf(new Date())) {
+    return this.repo.providerSpend(month);
+  }
+
+  /**
+   * Runs evaluations that store no decision (the compatibility endpoints) under the quota, and counts them once
+   * they answered: a failure counts nothing.
+   */
+  async meter<T>(principal: Principal, requested: UsageUnits, work: () => Promise<T>): Promise<T> {
+    const reserved = principal.account.monthlyQuota !== null;
+    return withReservation(this, principal, requested, async () => {
+      const result = await work();
+      // a quota account's units were counted by the reservation
+      if (!reserved) await this.repo.addNow(principal.accountId, monthOf(new Date()), requested);
+      return result;
+    });
+  }
 
   async get(principal: Principal, month?: unknown) {
     let m = monthOf(new Date());
@@ -142,6 +176,7 @@ export class UsageService {
       month: m,
       evaluations: row.evaluations,
       breakdown: { text: row.text, image: row.image, videoFrames: row.videoFrames },
+      costUsd: row.costUsd,
       monthlyQuota: quota,
       remaining: quota === null ? null : Math.max(0, quota - row.evaluations),
       trialEndsAt: principal.account.trialEndsAt,

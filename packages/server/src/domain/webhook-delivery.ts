@@ -65,6 +65,9 @@ export interface DelivererOptions {
 
 /** Sends signed events, logs every attempt, and decides retries, 410s and disabling (decisions §6.3–6.5). */
 export class WebhookDeliverer {
+  /** Told of every delivery attempt of an event (metrics). */
+  onAttempt: ((success: boolean, durationMs: number) => void) | null = null;
+
   constructor(
     private readonly webhooks: WebhookRepository,
     private readonly events: EventRepository,
@@ -151,6 +154,7 @@ export class WebhookDeliverer {
       secrets = [account.signingSecret];
     }
     const result = await this.send(url, event, secrets, signal);
+    this.onAttempt?.(result.success, result.durationMs);
     const now = new Date();
     await this.webhooks.insertDelivery({
       id: newId('dlv'),

@@ -59,6 +59,11 @@ export interface SafeFetchOptions {
   signal?: AbortSignal;
   /** Throw UnsafeUrlError('http_status') for a final status outside 2xx. Default false. */
   throwOnHttpError?: boolean;
+  /**
+   * A keep-alive agent (AI providers: one per provider, so calls reuse connections instead of a TLS handshake
+   * each). New sockets still connect through the address check; default: a fresh connection per request.
+   */
+  agent?: http.Agent;
   /** DNS resolver; default `dns.lookup` (the system resolver). For tests. */
   lookup?: Resolver;
   /**
@@ -252,6 +257,7 @@ function requestOnce(
     signal: AbortSignal;
     lookup: LookupFunction;
     secureContext: tls.SecureContext | undefined;
+    agent?: http.Agent | undefined;
   },
 ): Promise<Hop> {
   return new Promise<Hop>((resolve, reject) => {
@@ -286,7 +292,7 @@ function requestOnce(
       ...(url.username !== '' && {
         auth: `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`,
       }),
-      agent: false,
+      agent: init.agent ?? false,
       lookup: init.lookup,
       ...(init.secureContext && { secureContext: init.secureContext }),
     });
@@ -295,6 +301,8 @@ function requestOnce(
       init.connectTimeoutMs,
     );
     req.on('socket', (socket) => {
+      // a kept-alive socket is connected already
+      if (req.reusedSocket) clearTimeout(connectTimer);
       socket.once(url.protocol === 'https:' ? 'secureConnect' : 'connect', () => clearTimeout(connectTimer));
     });
     req.on('error', (error) => finish(error));
@@ -376,6 +384,7 @@ export async function safeFetch(rawUrl: string, options: SafeFetchOptions): Prom
         signal: controller.signal,
         lookup,
         secureContext,
+        agent: options.agent,
       });
       const location = hop.headers.location;
       if (!follow(hop.status) || location === undefined) {

@@ -1,10 +1,19 @@
 import type { Highlight } from '../domain/engine.ts';
 import type { CategoryName, ContentType, Language } from '../domain/taxonomy.ts';
+import type { ProviderHealth } from './external/stats.ts';
+
+export type { ProviderHealth };
 
 /** What a provider is asked to judge. Media arrives decoded by the media layer, never as a URL to fetch. */
 export type ProviderInput =
-  | { contentType: 'text'; text: string; language: Language | 'auto' }
-  | { contentType: 'image'; image: Uint8Array };
+  | {
+      contentType: 'text';
+      text: string;
+      language: Language | 'auto';
+      /** The categories the policy asks for; providers that prompt per category (chat guards) judge only these. */
+      categories?: readonly CategoryName[];
+    }
+  | { contentType: 'image'; image: Uint8Array; categories?: readonly CategoryName[] };
 
 export interface ProviderResult {
   scores: Partial<Record<CategoryName, number>>;
@@ -27,6 +36,8 @@ export interface Provider {
   readonly modelVersion: string;
   evaluate(input: ProviderInput, signal?: AbortSignal): Promise<ProviderResult>;
   close?(): Promise<void>;
+  /** External providers: circuit state, latency, error rate and spend (GET /v1/providers, /readyz). */
+  health?(): ProviderHealth;
 }
 
 /** Thrown by providers when they fail; rendered as 502 PROVIDER_ERROR. */

@@ -1,3 +1,4 @@
+import type { ColumnType } from 'kysely';
 /**
  * Table shapes as stored. Both engines use portable column types: text for IDs, timestamps (ISO 8601 UTC,
  * which sort correctly as text) and JSON; integer 0/1 for booleans; double precision for fractional numbers.
@@ -76,9 +77,9 @@ export interface DecisionsTable {
   media: string | null;
   /** JSON ReplayData: what a replay under another policy needs (migration 0006-replay-data). */
   replay_data: string | null;
-  /** JSON BankMatch: the bank item that decided this decision (migration 0007-banks). */
+  /** JSON BankMatch: the bank item that decided this decision (migration 0008-banks). */
   bank_match: string | null;
-  /** JSON OcrResult: text read in the image (migration 0008-ocr). */
+  /** JSON OcrResult: text read in the image (migration 0009-ocr). */
   ocr: string | null;
 }
 
@@ -208,6 +209,16 @@ export interface UsageTable {
   text_items: number;
   image_items: number;
   video_frames: number;
+  /** USD spent on external providers (migration 0007-usage-cost). */
+  cost_usd: ColumnType<number, number | undefined, number>;
+}
+
+/** Spend on each external provider per month (migration 0007-usage-cost). */
+export interface ProviderSpendTable {
+  provider: string;
+  month: string;
+  calls: ColumnType<number, number | undefined, number>;
+  cost_usd: ColumnType<number, number | undefined, number>;
 }
 
 /** Asynchronous video checks (migration 0005-videos); the final result is a decision with the same id. */
@@ -252,6 +263,7 @@ export interface Database {
   policies: PoliciesTable;
   policy_versions: PolicyVersionsTable;
   decisions: DecisionsTable;
+  provider_spend: ProviderSpendTable;
   idempotency_keys: IdempotencyKeysTable;
   jobs: JobsTable;
   events: EventsTable;

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.ts';
 import { bootstrap } from '../../src/bootstrap.ts';
-import { type Config, loadConfig } from '../../src/config.ts';
+import { type Config, loadConfig, type Secrets } from '../../src/config.ts';
 import { type AppContext, type ContextOverrides, createContext } from '../../src/context.ts';
 import { type Engine, freshDatabase, tempDir } from './databases.ts';
 
@@ -43,12 +43,17 @@ export function testConfig(
 }
 
 export async function createTestApp(
-  options: { engine?: Engine; overrides?: ContextOverrides; config?: Partial<Config> } = {},
+  options: {
+    engine?: Engine;
+    overrides?: ContextOverrides;
+    config?: Partial<Config>;
+    secrets?: Partial<Secrets>;
+  } = {},
 ): Promise<TestApp> {
   const dataDir = tempDir();
   const db = await freshDatabase(options.engine ?? 'sqlite', dataDir);
   const config = testConfig(dataDir, db.database, options.config);
-  const ctx = await createContext(config, { bootstrapKey: ADMIN_KEY }, options.overrides);
+  const ctx = await createContext(config, { ...options.secrets, bootstrapKey: ADMIN_KEY }, options.overrides);
   await bootstrap(ctx);
   const app = await buildApp(ctx);
   await app.ready();

@@ -17,6 +17,11 @@ declare module 'fastify' {
     idempotentSecret?: string;
     /** the scope the route needs, checked before an idempotent replay (the domain checks it again) */
     scope?: Scope;
+    /**
+     * A drop-in compatibility route outside /v1/ (Perspective): authenticated like /v1/, and the key may also come
+     * as `?key=` or `X-Goog-Api-Key`, as Google's clients send it (redacted from logs).
+     */
+    compatKey?: boolean;
   }
 }
 
@@ -35,13 +40,23 @@ function bearer(request: FastifyRequest): string | undefined {
   return match ? match[1] : '';
 }
 
+/** Google's ways of passing a key: `?key=` or the X-Goog-Api-Key header. */
+function googleKey(request: FastifyRequest): string | undefined {
+  const header = request.headers['x-goog-api-key'];
+  if (typeof header === 'string' && header.trim() !== '') return header.trim();
+  const query = request.query as Record<string, unknown> | undefined;
+  const key = query?.key;
+  return typeof key === 'string' && key !== '' ? key : undefined;
+}
+
 /** Authenticates every non-public route before its body is read. */
 export function registerAuth(app: FastifyInstance, ctx: AppContext): void {
   app.decorateRequest('principal', null);
   app.addHook('onRequest', async (request) => {
     const url = request.routeOptions.url;
-    if (request.routeOptions.config.public || !url || !url.startsWith('/v1/')) return;
-    const presented = bearer(request);
+    const { config } = request.routeOptions;
+    if (config.public || !url || !(url.startsWith('/v1/') || config.compatKey)) return;
+    const presented = bearer(request) ?? (config.compatKey ? googleKey(request) : undefined);
     const result = await ctx.keys.verify(presented === '' ? 'invalid' : presented);
     if (!result.ok) {
       // RFC 6750: a missing key names the scheme; a key that does not work is an invalid_token

@@ -39,31 +39,65 @@ const FASTIFY_CODES: Record<
   }),
 };
 
+/** An error as the API names it: what the one error handler renders, and what compatibility routes re-shape. */
+export interface DescribedError {
+  code: ErrorCode;
+  message: string;
+  details?: Record<string, unknown>;
+  headers?: Record<string, string>;
+}
+
+/** Maps any error to the spec's vocabulary; logs what is unexpected (never with internals in the answer). */
+export function describeError(
+  error: FastifyError | AppError | Error,
+  request: FastifyRequest,
+): DescribedError {
+  if (error instanceof AppError) {
+    return {
+      code: error.code,
+      message: error.message,
+      ...(error.details && { details: error.details }),
+      ...(error.headers && { headers: error.headers }),
+    };
+  }
+  if (error instanceof ProviderError) {
+    request.log.error({ err: error }, 'provider failed');
+    // which providers were tried and how each failed (messages name statuses and timeouts, never keys)
+    const attempts = (error as { attempts?: { provider: string; outcome: string; error?: string }[] })
+      .attempts;
+    return {
+      code: 'PROVIDER_ERROR',
+      message: 'The content provider failed; retry later',
+      details: {
+        provider: error.provider,
+        ...(attempts && {
+          attempts: attempts
+            .filter((a) => a.outcome === 'failed')
+            .map((a) => ({ provider: a.provider, error: a.error })),
+        }),
+      },
+    };
+  }
+  const fastifyCode = (error as FastifyError).code;
+  const mapped = fastifyCode ? FASTIFY_CODES[fastifyCode]?.(request) : undefined;
+  if (mapped) return mapped;
+  if (error instanceof SyntaxError && (error as FastifyError).statusCode === 400) {
+    return { code: 'INVALID_JSON', message: 'The request body is not valid JSON' };
+  }
+  const status = (error as FastifyError).statusCode;
+  if (status && status >= 400 && status < 500) {
+    return { code: 'INVALID_PARAMETER', message: 'The request is not valid' };
+  }
+  request.log.error({ err: error }, 'unexpected error');
+  return { code: 'INTERNAL_ERROR', message: 'An internal error occurred' };
+}
+
 /** One error handler: spec codes for domain errors, no internals for anything unexpected. */
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | AppError | Error, request, reply) => {
-    if (error instanceof AppError) {
-      if (error.headers) reply.headers(error.headers);
-      return sendError(reply, request, error.code, error.message, error.details);
-    }
-    if (error instanceof ProviderError) {
-      request.log.error({ err: error }, 'provider failed');
-      return sendError(reply, request, 'PROVIDER_ERROR', 'The content provider failed; retry later', {
-        provider: error.provider,
-      });
-    }
-    const fastifyCode = (error as FastifyError).code;
-    const mapped = fastifyCode ? FASTIFY_CODES[fastifyCode]?.(request) : undefined;
-    if (mapped) return sendError(reply, request, mapped.code, mapped.message, mapped.details);
-    if (error instanceof SyntaxError && (error as FastifyError).statusCode === 400) {
-      return sendError(reply, request, 'INVALID_JSON', 'The request body is not valid JSON');
-    }
-    const status = (error as FastifyError).statusCode;
-    if (status && status >= 400 && status < 500) {
-      return sendError(reply, request, 'INVALID_PARAMETER', 'The request is not valid');
-    }
-    request.log.error({ err: error }, 'unexpected error');
-    return sendError(reply, request, 'INTERNAL_ERROR', 'An internal error occurred');
+    const described = describeError(error, request);
+    if (described.headers) reply.headers(described.headers);
+    return sendError(reply, request, described.code, described.message, described.details);
   });
 
   app.setNotFoundHandler((request, reply) =>

@@ -2,6 +2,16 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { AppContext } from '../../context.ts';
 
+const Readiness = Type.Object({
+  status: Type.String(),
+  checks: Type.Record(Type.String(), Type.Boolean()),
+  providers: Type.Optional(
+    Type.Record(Type.String(), Type.String(), {
+      description: 'Circuit state of each external provider: closed, open or half_open',
+    }),
+  ),
+});
+
 export const healthRoutes =
   (ctx: AppContext, state: { shuttingDown: boolean }): FastifyPluginAsyncTypebox =>
   async (app) => {
@@ -31,15 +41,23 @@ export const healthRoutes =
           tags: ['operations'],
           summary: 'Readiness: storage, queue and models',
           response: {
-            200: Type.Object({ status: Type.String(), checks: Type.Record(Type.String(), Type.Boolean()) }),
-            503: Type.Object({ status: Type.String(), checks: Type.Record(Type.String(), Type.Boolean()) }),
+            200: Readiness,
+            503: Readiness,
           },
         },
       },
       async (_request, reply) => {
         const checks = { ...(await ctx.readiness()), accepting: !state.shuttingDown };
         const ready = Object.values(checks).every(Boolean);
-        return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'unavailable', checks });
+        // an external provider's open circuit does not make the service unready (fallbacks answer): shown apart
+        const external = ctx.providers.external();
+        return reply.code(ready ? 200 : 503).send({
+          status: ready ? 'ready' : 'unavailable',
+          checks,
+          ...(external.length > 0 && {
+            providers: Object.fromEntries(external.map((p) => [p.name, p.health?.().state ?? 'closed'])),
+          }),
+        });
       },
     );
   };

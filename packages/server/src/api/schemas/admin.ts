@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { PolicyRouting } from './common.ts';
 
 const PolicyCategory = Type.Object({
   threshold: Type.Number({ minimum: 0, maximum: 1 }),
@@ -26,6 +27,7 @@ export const Policy = Type.Object(
         { description: 'Hash banks screened before any model runs (extension)' },
       ),
     ),
+    routing: Type.Optional(PolicyRouting),
     version: Type.Integer(),
     builtin: Type.Boolean(),
     yamlContent: Type.String(),

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { Action, CategoryResult, Metadata } from './common.ts';
+import { Action, CategoryResult, Metadata, ProviderAttempts } from './common.ts';
 import { MediaList, OcrResult } from './media.ts';
 
 export const CheckBody = Type.Object({
@@ -54,6 +54,7 @@ export const CheckResult = Type.Object(
     warnings: Type.Optional(ContentWarnings),
     bankMatch: Type.Optional(Type.Ref('BankMatch')),
     ocr: Type.Optional(OcrResult),
+    routing: Type.Optional(ProviderAttempts),
   },
   { $id: 'CheckResult' },
 );
@@ -97,6 +98,7 @@ export const Decision = Type.Object(
     media: Type.Optional(MediaList),
     bankMatch: Type.Optional(Type.Ref('BankMatch')),
     ocr: Type.Optional(OcrResult),
+    routing: Type.Optional(ProviderAttempts),
   },
   { $id: 'Decision' },
 );

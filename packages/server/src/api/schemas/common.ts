@@ -46,3 +46,34 @@ export const Pagination = Type.Object({
   limit: Type.Optional(Type.String({ pattern: '^[0-9]+$', description: 'Default 20, maximum 100' })),
   offset: Type.Optional(Type.String({ pattern: '^[0-9]+$', description: 'Default 0' })),
 });
+
+export const PolicyRouting = Type.Object(
+  {
+    provider: Type.String({ description: 'The provider judging text (default local)' }),
+    fallback: Type.Array(Type.String(), {
+      description: 'Tried in order when it fails; local = the bundled model',
+    }),
+    escalate: Type.Union([
+      Type.Object({
+        provider: Type.String(),
+        when: Type.Literal('uncertain'),
+        band: Type.Number({ description: 'Local scores within this distance of a threshold are escalated' }),
+      }),
+      Type.Null(),
+    ]),
+  },
+  { description: 'Which providers judge text under the policy (absent: local alone)' },
+);
+
+export const ProviderAttempts = Type.Array(
+  Type.Object({
+    provider: Type.String(),
+    role: Type.String({ description: 'local, primary, escalation or fallback' }),
+    outcome: Type.String({ description: 'answered, reused, failed or skipped' }),
+    reason: Type.String(),
+    latency: Type.Optional(Type.Number()),
+    cost: Type.Optional(Type.Number()),
+    error: Type.Optional(Type.String()),
+  }),
+  { description: 'Which providers were asked and why (only when the policy routes beyond local)' },
+);

@@ -50,7 +50,7 @@ export const BUILTIN_POLICY_SOURCES: Record<string, string> = {
 
 export function builtinPolicy(
   policyId: string,
-  parsed: Pick<Policy, 'name' | 'description' | 'categories'>,
+  parsed: Pick<Policy, 'name' | 'description' | 'categories' | 'routing'>,
 ): Policy {
   return {
     policyId,

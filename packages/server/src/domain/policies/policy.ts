@@ -1,5 +1,6 @@
 import type { PolicyBankRule } from '../../banks/types.ts';
 import type { Action, CategoryName } from '../taxonomy.ts';
+import type { PolicyRouting } from './routing.ts';
 
 export interface PolicyCategory {
   threshold: number;
@@ -14,6 +15,8 @@ export interface Policy {
   categories: Partial<Record<CategoryName, PolicyCategory>>;
   /** Hash banks screened before any model runs; absent when none. */
   banks?: PolicyBankRule[];
+  /** Which providers judge text under this policy; null or absent: `local` alone. */
+  routing?: PolicyRouting | null;
   version: number;
   builtin: boolean;
   accountId: string | null;

@@ -4,6 +4,12 @@ import { type Principal, requireScope } from '../principal.ts';
 import { BUILTIN_POLICY_SOURCES, builtinPolicy } from './builtin.ts';
 import { parsePolicyYaml } from './parse.ts';
 import { POLICY_ID_PATTERN, type Policy } from './policy.ts';
+import { routedProviders } from './routing.ts';
+
+/** The provider names policies may route to (`local` and the operator's). */
+export interface ProviderNames {
+  names(): string[];
+}
 
 export function validatePolicyId(policyId: unknown, field = 'policyId'): string {
   if (policyId === undefined || policyId === null) {
@@ -26,6 +32,7 @@ export function policyView(policy: Policy) {
     description: policy.description,
     categories: policy.categories,
     ...(policy.banks && { banks: policy.banks }),
+    ...(policy.routing && { routing: policy.routing }),
     version: policy.version,
     builtin: policy.builtin,
     yamlContent: policy.yaml,
@@ -39,6 +46,7 @@ export class PolicyService {
 
   constructor(
     private readonly policies: PolicyRepository,
+    private readonly providers: ProviderNames = { names: () => ['local'] },
     /** The names among `names` that are banks of the account: a policy may only name existing banks. */
     private readonly existingBanks: (accountId: string, names: string[]) => Promise<Set<string>> = async () =>
       new Set(),
@@ -66,6 +74,19 @@ export class PolicyService {
       throw new AppError('INVALID_YAML', 'yamlContent must be a string of YAML', { field: 'yamlContent' });
     }
     const parsed = parsePolicyYaml(input.yamlContent);
+    const known = this.providers.names();
+    for (const name of routedProviders(parsed.routing)) {
+      if (!known.includes(name)) {
+        throw new AppError(
+          'INVALID_POLICY',
+          `Unknown provider "${name}"; the operator configures providers`,
+          {
+            provider: name,
+            allowed: known,
+          },
+        );
+      }
+    }
     if (parsed.banks) {
       const names = parsed.banks.map((b) => b.bank);
       const existing = await this.existingBanks(principal.accountId, names);

@@ -5,8 +5,9 @@ import * as jobsWebhooks from './0003-jobs-webhooks.ts';
 import * as usage from './0004-usage.ts';
 import * as videos from './0005-videos.ts';
 import * as replayData from './0006-replay-data.ts';
-import * as banks from './0007-banks.ts';
-import * as ocr from './0008-ocr.ts';
+import * as usageCost from './0007-usage-cost.ts';
+import * as banks from './0008-banks.ts';
+import * as ocr from './0009-ocr.ts';
 
 /** Every migration, in order. Names sort lexically; add new ones with the next number. */
 export const migrations: Record<string, Migration> = {
@@ -16,6 +17,7 @@ export const migrations: Record<string, Migration> = {
   '0004-usage': usage,
   '0005-videos': videos,
   '0006-replay-data': replayData,
-  '0007-banks': banks,
-  '0008-ocr': ocr,
+  '0007-usage-cost': usageCost,
+  '0008-banks': banks,
+  '0009-ocr': ocr,
 };

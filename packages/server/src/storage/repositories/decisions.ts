@@ -2,6 +2,7 @@ import { CompiledQuery } from 'kysely';
 import type { BankMatch } from '../../banks/types.ts';
 import type { CategoryResult, Highlight } from '../../domain/engine.ts';
 import type { MediaRef } from '../../domain/media.ts';
+import type { ProviderAttempt, ProviderScores } from '../../domain/routing.ts';
 import type { Action, CategoryName, ContentType } from '../../domain/taxonomy.ts';
 import type { OcrResult } from '../../ocr/engine.ts';
 import { precompile } from '../compiled.ts';
@@ -33,6 +34,10 @@ export interface ReplayData {
   highlights?: Partial<Record<CategoryName, Highlight[]>>;
   /** a multi-modal decision's items, in the order of its results */
   items?: ReplayItem[];
+  /** text routed beyond `local` (issue 19): each provider's own scores, reused by replays */
+  providers?: Record<string, ProviderScores>;
+  /** which providers were asked and why */
+  routing?: ProviderAttempt[];
 }
 
 /** The stored decision record of decisions §4, plus what replay and cURL rendering need. */

@@ -7,6 +7,7 @@ interface StoredPolicyBody {
   description: string | null;
   categories: Policy['categories'];
   banks?: Policy['banks'];
+  routing?: Policy['routing'];
 }
 
 function toPolicy(row: PoliciesTable): Policy {
@@ -17,6 +18,7 @@ function toPolicy(row: PoliciesTable): Policy {
     description: body.description,
     categories: body.categories,
     ...(body.banks && { banks: body.banks }),
+    routing: body.routing ?? null,
     version: row.version,
     builtin: false,
     accountId: row.account_id,
@@ -58,7 +60,7 @@ export class PolicyRepository {
    * `conflict` when the ID belongs to another account, or exists and `createOnly` is set.
    */
   async save(
-    input: Pick<Policy, 'policyId' | 'name' | 'description' | 'categories' | 'banks' | 'yaml'> & {
+    input: Pick<Policy, 'policyId' | 'name' | 'description' | 'categories' | 'banks' | 'routing' | 'yaml'> & {
       accountId: string;
     },
     options: { createOnly: boolean; now: string },
@@ -79,6 +81,7 @@ export class PolicyRepository {
         description: input.description,
         categories: input.categories,
         ...(input.banks && { banks: input.banks }),
+        ...(input.routing && { routing: input.routing }),
       });
       const values = {
         policy_id: input.policyId,

@@ -11,6 +11,8 @@ export interface UsageRow extends UsageUnits {
   accountId: string;
   month: string;
   evaluations: number;
+  /** USD spent on external providers. */
+  costUsd: number;
 }
 
 export const total = (u: UsageUnits) => u.text + u.image + u.videoFrames;
@@ -42,6 +44,62 @@ export class UsageRepository {
         }),
       )
       .execute();
+  }
+
+  /** Adds units now, in its own statement (evaluations that store no decision). */
+  async addNow(accountId: string, month: string, units: UsageUnits): Promise<void> {
+    await this.add(this.db, accountId, month, units);
+  }
+
+  /** Adds the USD an answered evaluation cost (in the caller's transaction), whoever reserved its units. */
+  async addCost(db: Db, accountId: string, month: string, costUsd: number): Promise<void> {
+    if (!(costUsd > 0)) return;
+    await db
+      .insertInto('usage')
+      .values({
+        account_id: accountId,
+        month,
+        evaluations: 0,
+        text_items: 0,
+        image_items: 0,
+        video_frames: 0,
+        cost_usd: costUsd,
+      })
+      .onConflict((oc) =>
+        oc.columns(['account_id', 'month']).doUpdateSet({ cost_usd: sql`usage.cost_usd + ${costUsd}` }),
+      )
+      .execute();
+  }
+
+  /** Adds answered calls and their USD to providers' monthly spend (in the caller's transaction). */
+  async addProviderSpend(
+    db: Db,
+    month: string,
+    spend: Map<string, { calls: number; cost: number }>,
+  ): Promise<void> {
+    for (const [provider, { calls, cost }] of spend) {
+      await db
+        .insertInto('provider_spend')
+        .values({ provider, month, calls, cost_usd: cost })
+        .onConflict((oc) =>
+          oc.columns(['provider', 'month']).doUpdateSet({
+            calls: sql`provider_spend.calls + ${calls}`,
+            cost_usd: sql`provider_spend.cost_usd + ${cost}`,
+          }),
+        )
+        .execute();
+    }
+  }
+
+  /** Each provider's answered calls and USD in a month. */
+  async providerSpend(month: string): Promise<Map<string, { calls: number; costUsd: number }>> {
+    const rows = await this.db.selectFrom('provider_spend').selectAll().where('month', '=', month).execute();
+    return new Map(
+      rows.map((r) => [
+        r.provider,
+        { calls: Number(r.calls), costUsd: Math.round(Number(r.cost_usd) * 1e6) / 1e6 },
+      ]),
+    );
   }
 
   /**
@@ -105,6 +163,7 @@ export class UsageRepository {
       text: Number(row?.text_items ?? 0),
       image: Number(row?.image_items ?? 0),
       videoFrames: Number(row?.video_frames ?? 0),
+      costUsd: Math.round(Number(row?.cost_usd ?? 0) * 1e6) / 1e6,
     };
   }
 }

@@ -11,6 +11,9 @@ const Usage = Type.Object({
     description: 'A text, a batch item, an image and a video frame each count one',
   }),
   breakdown: Type.Object({ text: Type.Integer(), image: Type.Integer(), videoFrames: Type.Integer() }),
+  costUsd: Type.Number({
+    description: 'USD spent on external AI providers this month (0 with the bundled models)',
+  }),
   monthlyQuota: Type.Union([Type.Integer(), Type.Null()]),
   remaining: Type.Union([Type.Integer(), Type.Null()]),
   trialEndsAt: Type.Union([Type.String(), Type.Null()]),
