@@ -65,6 +65,10 @@ export interface Config {
   requestLogSample?: number;
   /** VERDICT_PROVIDERS_FILE: external AI providers configured by the operator (`local` is always there). */
   providers?: ExternalProviderConfig[];
+  /** VERDICT_CONTENT_RETENTION (e.g. 30d; default: kept): after this, a decision's content is redacted. */
+  contentRetentionMs?: number | null;
+  /** VERDICT_DECISION_RETENTION (e.g. 365d; default: kept): after this, decisions are deleted. */
+  decisionRetentionMs?: number | null;
 }
 
 export interface Secrets {
@@ -195,6 +199,17 @@ function parseCaFile(env: Env): string | null {
   return file;
 }
 
+/** A retention period: a duration of at least one minute (`30d`, `12h`), or unset (kept for ever). */
+function parseRetention(env: Env, name: string): number | null {
+  const raw = str(env, name);
+  if (raw === undefined) return null;
+  const ms = parseDuration(raw);
+  if (ms === null || ms < 60_000) {
+    throw new ConfigError(name, `expected a duration of at least 1m like "30d", got "${raw}"`);
+  }
+  return ms;
+}
+
 function parseFraction(env: Env, name: string, fallback: number): number {
   const raw = str(env, name);
   if (raw === undefined) return fallback;
@@ -274,6 +289,8 @@ export function loadConfig(env: Env = process.env): { config: Config; secrets: S
     minFreeDiskMb: parseInteger(env, 'VERDICT_MIN_FREE_DISK_MB', 1024, 0, 1_000_000_000),
     cacheMs: parseInteger(env, 'VERDICT_CACHE_MS', 500, 0, 60_000),
     requestLogSample: parseFraction(env, 'VERDICT_REQUEST_LOG_SAMPLE', 1),
+    contentRetentionMs: parseRetention(env, 'VERDICT_CONTENT_RETENTION'),
+    decisionRetentionMs: parseRetention(env, 'VERDICT_DECISION_RETENTION'),
   };
   const metricsToken = str(env, 'VERDICT_METRICS_TOKEN') ?? null;
   if (metricsToken !== null && metricsToken.length < 16) {

@@ -28,6 +28,7 @@ import { LocalImageProvider } from './providers/local-image/provider.ts';
 import { LocalTextProvider } from './providers/local-text.ts';
 import type { Provider } from './providers/provider.ts';
 import { ProviderRegistry } from './providers/registry.ts';
+import { RetentionPurger } from './retention/purger.ts';
 import { type DatabaseHandle, migrateToLatest, openDatabase, pingDatabase } from './storage/database.ts';
 import { AccountRepository } from './storage/repositories/accounts.ts';
 import { ApiKeyRepository } from './storage/repositories/api-keys.ts';
@@ -74,6 +75,8 @@ export interface AppContext extends EventsContext {
   banks: BankService;
   /** Prometheus metrics of this instance (GET /metrics). */
   metrics: Metrics;
+  /** Content redaction and decision deletion after their retention periods (run by the worker's sweep). */
+  retention: RetentionPurger;
   /** Drop-in endpoints of other moderation APIs (issue 19). */
   compat: { openai: OpenAIModerationService; perspective: PerspectiveService };
   /** Readiness of each part, for /readyz. */
@@ -200,6 +203,10 @@ export async function createContext(
     idempotency: new IdempotencyRepository(db),
     banks,
     metrics,
+    retention: new RetentionPurger(db, {
+      contentMs: config.contentRetentionMs ?? null,
+      decisionMs: config.decisionRetentionMs ?? null,
+    }),
     compat: {
       openai: new OpenAIModerationService(evaluators, usage, () => textProvider.modelVersion),
       perspective: new PerspectiveService(checks, evaluators, usage),

@@ -135,6 +135,8 @@ export interface paths {
             metadata?: {
               [key: string]: unknown;
             };
+            /** @description true: the decision is stored (and sent in events) without its content and the text of its highlights; the answer still carries them */
+            doNotStore?: boolean;
             /** @description Idempotency key */
             requestId?: string;
           };
@@ -2012,6 +2014,8 @@ export interface paths {
               metadata?: {
                 [key: string]: unknown;
               };
+              /** @description true: the decision is stored (and sent in events) without its content and the text of its highlights; the answer still carries them */
+              doNotStore?: boolean;
             }[];
             /** @description Idempotency key */
             requestId?: string;
@@ -2180,6 +2184,8 @@ export interface paths {
               metadata?: {
                 [key: string]: unknown;
               };
+              /** @description true: the decision is stored (and sent in events) without its content and the text of its highlights; the answer still carries them */
+              doNotStore?: boolean;
             }[];
             /** @description https URL that receives moderation.completed, signed with the account signing secret */
             webhookUrl: string;

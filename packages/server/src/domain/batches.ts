@@ -183,8 +183,8 @@ export class BatchService {
   }
 
   private itemRequest(item: object, policyId: unknown) {
-    const { content, contentType, language, metadata } = item as Record<string, unknown>;
-    return { content, contentType, language, metadata, policyId };
+    const { content, contentType, language, metadata, doNotStore } = item as Record<string, unknown>;
+    return { content, contentType, language, metadata, doNotStore, policyId };
   }
 
   private evaluateAll(principal: Principal, items: PreparedItem[]): Promise<DecisionRecord[]> {

@@ -28,6 +28,8 @@ export interface PreparedCheck {
   explicitLanguage: boolean;
   /** Content that is plainly not what its type says (a base64 image scored as text); reported, not refused. */
   warnings: ContentWarning[];
+  /** Store the decision without its content (and highlight text). */
+  doNotStore: boolean;
 }
 
 export interface CheckRequest {
@@ -36,6 +38,7 @@ export interface CheckRequest {
   contentType?: unknown;
   language?: unknown;
   metadata?: unknown;
+  doNotStore?: unknown;
 }
 
 /** Single checks, dry runs and replays: validate → resolve policy → evaluate → apply policy → store. */
@@ -72,6 +75,11 @@ export class CheckService {
     const content = evaluator.prepare(body.content, f('content'));
     const language = validateLanguage(body.language, f('language'));
     const metadata = validateMetadata(body.metadata, f('metadata'));
+    if (body.doNotStore !== undefined && typeof body.doNotStore !== 'boolean') {
+      throw new AppError('INVALID_PARAMETER', `${f('doNotStore')} must be a boolean`, {
+        field: f('doNotStore'),
+      });
+    }
     const policy = await this.policies.resolve(principal, body.policyId);
     return {
       contentType,
@@ -80,6 +88,7 @@ export class CheckService {
       metadata,
       policy,
       explicitLanguage: body.language !== undefined,
+      doNotStore: body.doNotStore === true,
       warnings: contentType === 'text' ? textWarnings(content.stored, f('content')) : [],
     };
   }
@@ -106,9 +115,10 @@ export class CheckService {
         contentType,
         ...(prepared.explicitLanguage && { language }),
         ...(metadata !== null && { metadata }),
+        ...(prepared.doNotStore && { doNotStore: true }),
       },
     };
-    return this.record(principal, policy, outcome, {
+    const record = this.record(principal, policy, outcome, {
       content: content.stored,
       contentType,
       rawScores: evaluation.result.scores,
@@ -127,6 +137,8 @@ export class CheckService {
       ...(evaluation.ocr && { ocr: evaluation.ocr }),
       replayData: withRouting(replayHighlights(evaluation.result.highlights, outcome), evaluation.routing),
     });
+    if (prepared.doNotStore) record.doNotStore = true;
+    return record;
   }
 
   /** A single check: prepare → evaluate → store (interface §4.1); with the content's warnings, if any. */
@@ -263,6 +275,14 @@ export class CheckService {
     if (!covered) {
       // Multi-modal decisions were refused before getting here.
       const evaluator = this.evaluators.get(original.contentType as ContentType);
+      if (original.content === '') {
+        // stored content is never empty: this decision's content was redacted under VERDICT_CONTENT_RETENTION
+        throw new AppError(
+          'INVALID_CONTENT',
+          'The content of this decision was removed under the retention policy and cannot be re-evaluated',
+          { decisionId, reason: 'content_redacted' },
+        );
+      }
       const prepared = evaluator.fromStored?.(original.content) ?? null;
       if (!prepared) {
         throw new AppError(

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { withoutContent } from '../retention/redact.ts';
 import type { Db } from '../storage/database.ts';
 import {
   type DecisionRecord,
@@ -106,7 +107,11 @@ export class DecisionStore {
     }
   }
 
-  private async write(decisions: DecisionRecord[]): Promise<void> {
+  private async write(given: DecisionRecord[]): Promise<void> {
+    // a doNotStore decision is stored, and announced, without its content; the caller's answer keeps it
+    const decisions = given.some((d) => d.doNotStore)
+      ? given.map((d) => (d.doNotStore ? withoutContent(d) : d))
+      : given;
     await this.db.transaction().execute(async (trx) => {
       for (const query of this.inserts(decisions)) await trx.executeQuery(query);
       for (const write of this.sideWrites) await write(trx, decisions);

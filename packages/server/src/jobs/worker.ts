@@ -41,6 +41,11 @@ export function startWorker(ctx: AppContext, options: { log?: Logger; pollMs?: n
       );
       // Expired idempotency keys already count as absent; delete them so the table does not grow for ever.
       await ctx.idempotency.purgeOlderThan(new Date(Date.now() - IDEMPOTENCY_RETENTION_MS).toISOString());
+      if (ctx.retention.enabled) {
+        const { redacted, deleted } = await ctx.retention.sweep();
+        if (redacted + deleted > 0)
+          log?.info({ redacted, deleted }, 'retention: decisions redacted and deleted');
+      }
       // Failed jobs are kept a week for inspection (as BullMQ keeps them), then deleted.
       await ctx.queue.purgeFailedBefore?.(new Date(Date.now() - FAILED_JOB_RETENTION_MS));
     } catch (error) {

@@ -10,6 +10,13 @@ const BatchItem = Type.Object({
   ),
   language: Type.Optional(Type.String()),
   metadata: Type.Optional(Metadata),
+  doNotStore: Type.Optional(
+    Type.Boolean({
+      description:
+        'true: the decision is stored (and sent in events) without its content and the text of its highlights; ' +
+        'the answer still carries them',
+    }),
+  ),
 });
 
 export const BatchBody = Type.Object({

@@ -12,6 +12,13 @@ export const CheckBody = Type.Object({
     Type.String({ description: 'ISO 639-1 code of the 17 supported, or auto; default en' }),
   ),
   metadata: Type.Optional(Metadata),
+  doNotStore: Type.Optional(
+    Type.Boolean({
+      description:
+        'true: the decision is stored (and sent in events) without its content and the text of its highlights; ' +
+        'the answer still carries them',
+    }),
+  ),
   requestId: Type.Optional(Type.String({ maxLength: 255, description: 'Idempotency key' })),
 });
 

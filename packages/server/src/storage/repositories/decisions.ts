@@ -75,6 +75,8 @@ export interface DecisionRecord {
   bankMatch?: BankMatch | null;
   /** Text read in the image and judged by the text model (issue 20). */
   ocr?: OcrResult | null;
+  /** `doNotStore: true` in the request: stored (and announced in events) without content or highlight text. */
+  doNotStore?: boolean;
 }
 
 /** Marks a stored request body whose `content` was the decision's own content column (not repeated). */
