@@ -82,7 +82,7 @@ describe('text in images (OCR), judged by the text model', () => {
     media = await serve((_req, res) => res.writeHead(200, { 'content-type': 'video/mp4' }).end(video));
     // the real image and text models, OCR on (the default)
     t = await createTestApp({
-      config: { allowHttpMedia: true },
+      config: { allowHttpMedia: true, contentRetentionMs: 30 * 86_400_000 },
       overrides: {
         imageFetch: {
           isAllowedAddress: (ip) => ip === '127.0.0.1',
@@ -117,6 +117,36 @@ describe('text in images (OCR), judged by the text model', () => {
     expect(res.body.action).not.toBe('allow');
     const stored = await t.request('GET', `/v1/decisions/${res.body.decisionId}`);
     expect(stored.body.ocr).toEqual(res.body.ocr);
+  }, 60_000);
+
+  it('doNotStore and content retention remove the text read in the image with the content', async () => {
+    const words = (ocr: { text: string; regions: { text: string }[] }) => [
+      ocr.text,
+      ...ocr.regions.map((r) => r.text),
+    ];
+    const image = (await meme('I WILL KILL YOU')).toString('base64');
+    const res = await t.request('POST', '/v1/check', {
+      body: { content: image, contentType: 'image', policyId: 'default', doNotStore: true },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.ocr.text).toMatch(/WILL KILL YOU/); // the answer keeps it
+    const unstored = (await t.request('GET', `/v1/decisions/${res.body.decisionId}`)).body;
+    expect(unstored.content).toBe('');
+    expect(words(unstored.ocr).every((w) => w === '')).toBe(true);
+    expect(unstored.ocr.confidence).toBe(res.body.ocr.confidence);
+
+    const kept = await check(await meme('I WILL KILL YOU'));
+    expect(kept.body.ocr.text).toMatch(/WILL KILL YOU/);
+    await t.ctx.database.db
+      .updateTable('decisions')
+      .set({ created_at: new Date(Date.now() - 40 * 86_400_000).toISOString() })
+      .where('id', '=', kept.body.decisionId)
+      .execute();
+    expect((await t.ctx.retention.sweep()).redacted).toBe(1);
+    const redacted = (await t.request('GET', `/v1/decisions/${kept.body.decisionId}`)).body;
+    expect(redacted.content).toBe('');
+    expect(words(redacted.ocr).every((w) => w === '')).toBe(true);
+    expect(redacted.ocr.regions).toHaveLength(kept.body.ocr.regions.length);
   }, 60_000);
 
   it('reads dark text on a light ground (a screenshot)', async () => {
