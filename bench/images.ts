@@ -53,12 +53,13 @@ async function makeImages(): Promise<Buffer[]> {
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'verdict-bench-images-'));
 const { config, secrets } = loadConfig({
   ...process.env,
-  PORT: '0',
+  // PORT=0 is refused by the config (the public URL must name the port); any free port is taken below
+  PORT: '8080',
   VERDICT_DATA_DIR: dataDir,
   VERDICT_BOOTSTRAP_KEY: KEY,
   LOG_LEVEL: 'silent',
 });
-const server = await startServer(config, secrets, { logger: false });
+const server = await startServer({ ...config, port: 0 }, secrets, { logger: false });
 const pool = server.ctx.imageModel!;
 const loadStarted = performance.now();
 await pool.start();

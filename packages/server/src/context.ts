@@ -172,6 +172,11 @@ export async function createContext(
   const metrics = new Metrics({
     queueDepth: () => eventsContext.queue.pendingCount(),
     sqliteFile: config.database.kind === 'sqlite' ? config.database.file : null,
+    providers: () =>
+      providers
+        .external()
+        .map((p) => (p as { health?: () => { name: string; state: string } }).health?.())
+        .filter((h) => h !== undefined),
   });
   decisionStore.onCommitted((stored) => {
     for (const d of stored) metrics.decisions.inc({ action: d.action, content_type: d.contentType });

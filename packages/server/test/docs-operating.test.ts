@@ -73,48 +73,56 @@ describe('docs/operating.md', () => {
     expect(made.revokedAt).not.toBeNull();
   }, 120_000);
 
-  it.skipIf(!onPath('sqlite3'))(
-    'backs up a running SQLite service with the page command and restores it into a new data directory',
-    async () => {
-      const [command] = codeBlocks(section('Backups'), 'sh');
-      expect(command).toContain('sqlite3 data/verdict.db');
-      const root = dir('verdict-docs-backup-');
-      const env = { VERDICT_DATA_DIR: path.join(root, 'data'), VERDICT_BOOTSTRAP_KEY: ADMIN_KEY };
-      const server = await startServerProcess(env);
-      let decisionId: string;
-      try {
-        const check = await callApi(server.url, ADMIN_KEY, 'POST', '/v1/check', {
-          content: 'back me up',
-          policyId: 'default',
-        });
-        decisionId = check.body.decisionId;
-        await run('bash', ['-c', command!], { cwd: root, timeout: 30_000 });
-      } finally {
-        server.child.kill('SIGTERM');
-        await server.exited;
-      }
-      const restored = path.join(dir('verdict-docs-restore-'), 'data');
-      fs.mkdirSync(restored);
-      fs.copyFileSync(path.join(root, 'verdict-backup.db'), path.join(restored, 'verdict.db'));
-      const again = await startServerProcess({ VERDICT_DATA_DIR: restored });
-      try {
-        expect(again.output()).not.toContain('First start'); // the restored keys are there: no new admin key
-        const got = await callApi(again.url, ADMIN_KEY, 'GET', `/v1/decisions/${decisionId}`);
-        expect(got.status).toBe(200);
-        expect(got.body.content).toBe('back me up');
-      } finally {
-        again.child.kill('SIGTERM');
-        await again.exited;
-      }
-    },
-    120_000,
-  );
-  if (!onPath('sqlite3')) it('SQLite backup: skipped, the sqlite3 command is not installed', () => {});
+  it('backs up a running SQLite service with verdict backup and restores it into a new data directory', async () => {
+    const [backup, restore] = codeBlocks(section('Backups'), 'sh')[0]!.split('\n');
+    expect(backup).toBe('verdict backup verdict-backup.db');
+    expect(restore).toBe('verdict restore verdict-backup.db --force');
+    const root = dir('verdict-docs-backup-');
+    const file = path.join(root, 'verdict-backup.db');
+    const env = { VERDICT_DATA_DIR: path.join(root, 'data'), VERDICT_BOOTSTRAP_KEY: ADMIN_KEY };
+    const server = await startServerProcess(env);
+    let decisionId: string;
+    try {
+      const check = await callApi(server.url, ADMIN_KEY, 'POST', '/v1/check', {
+        content: 'back me up',
+        policyId: 'default',
+      });
+      decisionId = check.body.decisionId;
+      const made = await verdict(['backup', file], env);
+      expect(made.code, made.stderr).toBe(0);
+      expect(made.stdout).toMatch(/^Backed up .*verdict\.db to .*verdict-backup\.db \(\d+ bytes\)\n$/);
+      expect((await verdict(['backup', file], env)).code).toBe(2); // exists: not replaced without --force
+    } finally {
+      server.child.kill('SIGTERM');
+      await server.exited;
+    }
+    const restoredEnv = { VERDICT_DATA_DIR: path.join(dir('verdict-docs-restore-'), 'data') };
+    const notBackup = path.join(root, 'not-a-backup.db');
+    fs.writeFileSync(notBackup, 'hello');
+    expect((await verdict(['restore', notBackup], restoredEnv)).code).toBe(2);
+    const restoreArgs = restore!
+      .trim()
+      .split(/\s+/)
+      .slice(1)
+      .map((a) => (a === 'verdict-backup.db' ? file : a));
+    const restored = await verdict(restoreArgs, restoredEnv);
+    expect(restored.code, restored.stderr).toBe(0);
+    const again = await startServerProcess(restoredEnv);
+    try {
+      expect(again.output()).not.toContain('First start'); // the restored keys are there: no new admin key
+      const got = await callApi(again.url, ADMIN_KEY, 'GET', `/v1/decisions/${decisionId}`);
+      expect(got.status).toBe(200);
+      expect(got.body.content).toBe('back me up');
+    } finally {
+      again.child.kill('SIGTERM');
+      await again.exited;
+    }
+  }, 120_000);
 
   it.skipIf(!TEST_DATABASE_URL || !onPath('pg_dump'))(
     'backs up PostgreSQL with pg_dump and restores it with pg_restore, as written',
     async () => {
-      const [, dump, restore] = codeBlocks(section('Backups'), 'sh').flatMap((b) => b.trim().split('\n'));
+      const [, , dump, restore] = codeBlocks(section('Backups'), 'sh').flatMap((b) => b.trim().split('\n'));
       const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
       await admin.connect();
       const suffix = randomBytes(4).toString('hex');

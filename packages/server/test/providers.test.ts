@@ -270,6 +270,9 @@ describe('failures: malformed answers, timeouts, retries, fallback, circuit brea
     expect(providers.body.providers.find((p: any) => p.name === 'dead').state).toBe('open');
     const ready = await bed.t.request('GET', '/readyz', { key: null });
     expect(ready.body.providers.dead).toBe('open');
+    const metrics = (await bed.t.request('GET', '/metrics')).body as string;
+    expect(metrics).toContain('verdict_provider_circuit_state{provider="dead",state="open"} 1');
+    expect(metrics).toContain('verdict_provider_circuit_state{provider="dead",state="closed"} 0');
     const started = Date.now();
     res = await check('x', 'via-dead');
     expect(res.body.error.details.attempts[0].error).toMatch(/circuit open/);

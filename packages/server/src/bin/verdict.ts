@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { configOrExit, registerAdminCommands, UsageError } from '../cli/admin.ts';
+import { registerBackupCommands } from '../cli/backup.ts';
 import { registerClientCommands } from '../cli/index.ts';
 import type { Config } from '../config.ts';
 import { isAppError } from '../domain/errors.ts';
@@ -131,6 +132,7 @@ program
   });
 
 registerAdminCommands(program);
+registerBackupCommands(program);
 registerClientCommands(program);
 
 program.parseAsync(process.argv).catch((error: unknown) => {

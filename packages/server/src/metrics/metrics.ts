@@ -40,8 +40,30 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  constructor(sources: { queueDepth: () => Promise<number>; sqliteFile: string | null }) {
+  constructor(sources: {
+    queueDepth: () => Promise<number>;
+    sqliteFile: string | null;
+    /** The operator's external providers and their circuit state (closed, open, half_open). */
+    providers?: () => Array<{ name: string; state: string }>;
+  }) {
     collectDefaultMetrics({ register: this.registry, prefix: 'verdict_' });
+    const providers = sources.providers;
+    if (providers) {
+      new Gauge({
+        name: 'verdict_provider_circuit_state',
+        help: "An external provider's circuit breaker: 1 for its current state (closed, open, half_open), else 0",
+        labelNames: ['provider', 'state'] as const,
+        registers: [this.registry],
+        collect() {
+          this.reset();
+          for (const p of providers()) {
+            for (const state of ['closed', 'open', 'half_open']) {
+              this.set({ provider: p.name, state }, p.state === state ? 1 : 0);
+            }
+          }
+        },
+      });
+    }
     new Gauge({
       name: 'verdict_queue_jobs_pending',
       help: 'Background jobs waiting, delayed or running',
