@@ -1,5 +1,6 @@
 import { APIClient, type RequestOptions } from './core.ts';
 import { AccountResource, Accounts, Keys, ProvidersResource, UsageResource } from './resources/admin.ts';
+import { Banks } from './resources/banks.ts';
 import { Batch } from './resources/batch.ts';
 import { Decisions } from './resources/decisions.ts';
 import { Policies } from './resources/policies.ts';
@@ -29,6 +30,7 @@ export class Verdict extends APIClient {
   readonly decisions = new Decisions(this);
   readonly video = new Video(this);
   readonly webhooks = new Webhooks(this);
+  readonly banks = new Banks(this);
   readonly keys = new Keys(this);
   readonly accounts = new Accounts(this);
   readonly account = new AccountResource(this);

@@ -121,6 +121,18 @@ export type DeliveryListParams = QueryParams<'/v1/webhooks/{webhookId}/deliverie
 export type DeliveryList = ResponseBody<'/v1/webhooks/{webhookId}/deliveries', 'get'>;
 export type Delivery = DeliveryList['deliveries'][number];
 
+// Hash banks
+export type BankCreateParams = RequestBody<'/v1/banks', 'post'>;
+export type Bank = ResponseBody<'/v1/banks/{bankId}', 'get'>;
+export type BankList = ResponseBody<'/v1/banks', 'get'>;
+export type BankDeleted = ResponseBody<'/v1/banks/{bankId}', 'delete'>;
+export type BankItemCreateParams = RequestBody<'/v1/banks/{bankId}/items', 'post'>;
+export type BankItem = ResponseBody<'/v1/banks/{bankId}/items', 'post'>;
+export type BankItemListParams = QueryParams<'/v1/banks/{bankId}/items', 'get'>;
+export type BankItemList = ResponseBody<'/v1/banks/{bankId}/items', 'get'>;
+export type BankItemDeleted = ResponseBody<'/v1/banks/{bankId}/items/{itemId}', 'delete'>;
+export type BankImportResult = ResponseBody<'/v1/banks/{bankId}/import', 'post'>;
+
 // Keys, accounts, usage
 export type KeyCreateParams = RequestBody<'/v1/keys', 'post'>;
 export type ApiKey = ResponseBody<'/v1/keys', 'post'>;

@@ -14,6 +14,7 @@ import { registerConsoleStatic } from './api/routes/dashboard/static.ts';
 import { healthRoutes } from './api/routes/health.ts';
 import { metricsRoutes, registerHttpMetrics } from './api/routes/metrics.ts';
 import { adminRoutes } from './api/routes/v1/admin.ts';
+import { bankRoutes } from './api/routes/v1/banks.ts';
 import { batchRoutes } from './api/routes/v1/batch.ts';
 import { checkRoutes } from './api/routes/v1/checks.ts';
 import { decisionRoutes } from './api/routes/v1/decisions.ts';
@@ -25,6 +26,7 @@ import { usageRoutes } from './api/routes/v1/usage.ts';
 import { videoRoutes } from './api/routes/v1/video.ts';
 import { webhookRoutes } from './api/routes/v1/webhooks.ts';
 import { Account, ApiKey, Policy } from './api/schemas/admin.ts';
+import { Bank, BankItem, BankMatch } from './api/schemas/banks.ts';
 import { CheckResult, Decision } from './api/schemas/checks.ts';
 import { ErrorBody } from './api/schemas/common.ts';
 import { Webhook } from './api/schemas/webhooks.ts';
@@ -81,6 +83,7 @@ export async function buildApp(
 
   for (const schema of [ErrorBody, CheckResult, Decision, Policy, ApiKey, Account]) app.addSchema(schema);
   app.addSchema(Webhook);
+  for (const schema of [BankMatch, Bank, BankItem]) app.addSchema(schema);
 
   await app.register(swagger, {
     openapi: {
@@ -128,6 +131,7 @@ export async function buildApp(
   await app.register(batchRoutes(ctx));
   await app.register(webhookRoutes(ctx));
   await app.register(videoRoutes(ctx));
+  await app.register(bankRoutes(ctx));
   await app.register(providerRoutes(ctx));
   await app.register(openaiCompatRoutes(ctx));
   await app.register(perspectiveRoutes(ctx));

@@ -11,6 +11,7 @@ import { VideoService } from './domain/videos.ts';
 import type { Queue } from './jobs/queue.ts';
 import { FileBlobStore } from './media/blob-store.ts';
 import type { VideoFetchOptions } from './media/video/source.ts';
+import type { ImageTextReader } from './ocr/judge.ts';
 import type { Provider } from './providers/provider.ts';
 import type { DatabaseHandle } from './storage/database.ts';
 import { UsageRepository } from './storage/repositories/usage.ts';
@@ -35,8 +36,10 @@ export function createVideoEvaluator(
   config: Config,
   imageProvider: Provider,
   fetch: Partial<VideoFetchOptions> = {},
+  textReader: ImageTextReader | null = null,
 ): VideoEvaluator {
   return new VideoEvaluator(imageProvider, videoFetchOptions(config, fetch), {
+    textReader,
     dataDir: config.dataDir,
     maxInFlight: framesInFlight(config),
     // one ffmpeg per image worker: more would only compete for the same cores
@@ -57,6 +60,7 @@ export function createVideoService(
     usage: UsageService;
     imageProvider: Provider;
     fetch?: Partial<VideoFetchOptions>;
+    textReader?: ImageTextReader | null;
   },
 ): VideoService {
   const { db } = database;
@@ -86,6 +90,7 @@ export function createVideoService(
       maxConcurrent: Math.max(2, config.imageWorkers ?? 2),
       maxPendingPerAccount: config.maxPendingVideos ?? 20,
       minFreeDiskBytes: (config.minFreeDiskMb ?? 1024) * 1024 * 1024,
+      textReader: deps.textReader ?? null,
     },
   );
   deps.decisionStore.addSideWrite(videos.decisionSideWrite);

@@ -41,6 +41,11 @@ export interface Config {
    * first real texts do not pay for the JIT compiling the text model (cold, a 32 KB text took up to 180 ms).
    */
   textWarmUp?: boolean;
+  /**
+   * VERDICT_OCR (default true): read text in images (tesseract.js, offline) and judge it with the text model;
+   * VERDICT_OCR_TIMEOUT_MS (default 3000) bounds one image's reading.
+   */
+  ocr?: { enabled: boolean; timeoutMs: number };
   /** VERDICT_EVIDENCE_TTL (default 24h): how long evidence frame URLs of video results stay fetchable. */
   evidenceTtlMs?: number;
   /** VERDICT_MAX_PENDING_VIDEOS (default 20): videos an account may have waiting or in analysis at once. */
@@ -275,6 +280,10 @@ export function loadConfig(env: Env = process.env): { config: Config; secrets: S
     allowHttpMedia: parseBoolean(env, 'VERDICT_ALLOW_HTTP_MEDIA', false),
     imagePreload: parseBoolean(env, 'VERDICT_IMAGE_PRELOAD', true),
     textWarmUp: parseBoolean(env, 'VERDICT_TEXT_WARMUP', true),
+    ocr: {
+      enabled: parseBoolean(env, 'VERDICT_OCR', true),
+      timeoutMs: parseInteger(env, 'VERDICT_OCR_TIMEOUT_MS', 3000, 100, 60_000),
+    },
     evidenceTtlMs: parseEvidenceTtl(env),
     maxPendingVideos: parseInteger(env, 'VERDICT_MAX_PENDING_VIDEOS', 20, 1, 1_000_000),
     minFreeDiskMb: parseInteger(env, 'VERDICT_MIN_FREE_DISK_MB', 1024, 0, 1_000_000_000),

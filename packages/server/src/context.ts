@@ -1,4 +1,6 @@
 import { Redis } from 'ioredis';
+import { BankMatcher } from './banks/matcher.ts';
+import { BankService } from './banks/service.ts';
 import { createEventsContext, type EventsContext } from './compose-events.ts';
 import { createVideoEvaluator, createVideoService } from './compose-videos.ts';
 import { type Config, extraCa, type Secrets } from './config.ts';
@@ -21,6 +23,7 @@ import type { Queue } from './jobs/queue.ts';
 import { memoryRateLimiter, type RateLimiter, redisRateLimiter } from './limits/rate-limiter.ts';
 import { type ImageFetchOptions, MAX_IMAGE_PIXELS } from './media/image.ts';
 import { Metrics } from './metrics/metrics.ts';
+import { OcrEngine } from './ocr/engine.ts';
 import { createExternalProvider } from './providers/external/index.ts';
 import { ImageModelPool } from './providers/local-image/pool.ts';
 import { LocalImageProvider } from './providers/local-image/provider.ts';
@@ -31,6 +34,7 @@ import { RetentionPurger } from './retention/purger.ts';
 import { type DatabaseHandle, migrateToLatest, openDatabase, pingDatabase } from './storage/database.ts';
 import { AccountRepository } from './storage/repositories/accounts.ts';
 import { ApiKeyRepository } from './storage/repositories/api-keys.ts';
+import { BankRepository } from './storage/repositories/banks.ts';
 import { ConsoleSessionRepository } from './storage/repositories/console-sessions.ts';
 import { DecisionStatsRepository } from './storage/repositories/decision-stats.ts';
 import { IdempotencyRepository } from './storage/repositories/idempotency.ts';
@@ -75,6 +79,8 @@ export interface AppContext extends EventsContext {
   /** The bundled image model's worker pool; null when a test replaced the image provider. */
   imageModel: ImageModelPool | null;
   idempotency: IdempotencyRepository;
+  /** Hash banks (issue 20): CRUD and import; matching runs inside checks through the matcher. */
+  banks: BankService;
   /** Prometheus metrics of this instance (GET /metrics). */
   metrics: Metrics;
   /** Content redaction and decision deletion after their retention periods (run by the worker's sweep). */
@@ -117,22 +123,28 @@ export async function createContext(
   const providers = new ProviderRegistry([textProvider, imageProvider], external);
   const evaluators = new EvaluatorRegistry();
   evaluators.register(new TextEvaluator(providers));
-  evaluators.register(
-    new ImageEvaluator(
-      imageProvider,
-      {
-        allowPrivate: config.allowPrivateUrls,
-        allowHttp: config.allowHttpMedia ?? false,
-        ...(config.caFile && { ca: extraCa(config) }),
-        ...overrides.imageFetch,
-      },
-      providers,
-    ),
-  );
+  const imageFetch = {
+    allowPrivate: config.allowPrivateUrls,
+    allowHttp: config.allowHttpMedia ?? false,
+    ...(config.caFile && { ca: extraCa(config) }),
+    ...overrides.imageFetch,
+  };
+  const ocr = config.ocr?.enabled
+    ? new OcrEngine({ timeoutMs: config.ocr.timeoutMs, maxPixels: MAX_IMAGE_PIXELS })
+    : null;
+  const textReader = ocr && { engine: ocr, text: textProvider };
+  evaluators.register(new ImageEvaluator(imageProvider, imageFetch, textReader, providers));
+  const bankRepo = new BankRepository(db);
+  const banks = new BankService(bankRepo, imageFetch);
+  const bankMatcher = new BankMatcher(bankRepo, MAX_IMAGE_PIXELS);
   // Video URLs go through the same fetcher settings (and test seams) as image URLs.
-  evaluators.register(createVideoEvaluator(config, imageProvider, overrides.imageFetch));
+  evaluators.register(createVideoEvaluator(config, imageProvider, overrides.imageFetch, textReader));
   const decisionStore = new DecisionStore(db, database.engine);
-  const policies = new PolicyService(new PolicyRepository(db, database.engine), providers);
+  const policies = new PolicyService(
+    new PolicyRepository(db, database.engine),
+    providers,
+    (accountId, names) => banks.existingNames(accountId, names),
+  );
   const decisions = new DecisionService(decisionStore, config.publicUrl);
   const usage = new UsageService(new UsageRepository(db));
   const limitsRedis =
@@ -145,7 +157,7 @@ export async function createContext(
   const rateLimiter =
     overrides.rateLimiter ?? (limitsRedis ? redisRateLimiter(limitsRedis) : memoryRateLimiter());
   decisionStore.addSideWrite(usage.sideWrite);
-  const checks = new CheckService(policies, evaluators, decisionStore, decisions, usage);
+  const checks = new CheckService(policies, evaluators, decisionStore, decisions, usage, bankMatcher);
   const eventsContext = createEventsContext(config, database, {
     accounts: accountRepo,
     policies,
@@ -162,6 +174,7 @@ export async function createContext(
     queue: eventsContext.queue,
     usage,
     imageProvider,
+    textReader,
     ...(overrides.imageFetch && { fetch: overrides.imageFetch }),
   });
   const metrics = new Metrics({
@@ -204,6 +217,7 @@ export async function createContext(
     videos,
     ...eventsContext,
     idempotency: new IdempotencyRepository(db),
+    banks,
     metrics,
     retention: new RetentionPurger(db, {
       contentMs: config.contentRetentionMs ?? null,
@@ -228,6 +242,7 @@ export async function createContext(
       await eventsContext.queue.close();
       limitsRedis?.disconnect();
       await providers.close();
+      await ocr?.close();
       await database.close();
     },
   };

@@ -508,7 +508,29 @@ export interface paths {
                     /** Format: date-time */
                     expiresAt: string;
                   };
+                  bankMatch?: components['schemas']['BankMatch'];
+                  /** @description Extension field: text read in the image (offline OCR) and judged by the text model, so the text categories are evaluated; highlights point into `text` */
+                  ocr?: {
+                    /** @description The text read, one line per region */
+                    text: string;
+                    /** @description The language the text model judged it in (ISO 639-1) */
+                    language: string;
+                    /** @description Mean OCR confidence of the kept words, 0–1 */
+                    confidence: number;
+                    /** @description Lines of text and their boxes in the image, in pixels */
+                    regions: {
+                      text: string;
+                      confidence: number;
+                      box: {
+                        x: number;
+                        y: number;
+                        width: number;
+                        height: number;
+                      };
+                    }[];
+                  };
                 }[];
+                bankMatch?: components['schemas']['BankMatch'];
               }[];
               /** @description Server-side milliseconds of the whole request */
               totalLatency: number;
@@ -535,6 +557,7 @@ export interface paths {
                 /** @description 64-bit perceptual difference hash (dHash), 16 hex digits; compare by Hamming distance */
                 phash: string;
               }[];
+              bankMatch?: components['schemas']['BankMatch'];
             };
           };
         };
@@ -1414,7 +1437,7 @@ export interface paths {
         content: {
           'application/json': {
             name: string;
-            /** @description check, policies:read, policies:write, decisions:read, webhooks:read, webhooks:write, admin */
+            /** @description check, policies:read, policies:write, decisions:read, webhooks:read, webhooks:write, banks:read, banks:write, admin */
             scopes: string[];
             accountId?: string;
             expiresAt?: string | null;
@@ -3641,11 +3664,33 @@ export interface paths {
                   /** Format: date-time */
                   expiresAt: string;
                 };
+                bankMatch?: components['schemas']['BankMatch'];
+                /** @description Extension field: text read in the image (offline OCR) and judged by the text model, so the text categories are evaluated; highlights point into `text` */
+                ocr?: {
+                  /** @description The text read, one line per region */
+                  text: string;
+                  /** @description The language the text model judged it in (ISO 639-1) */
+                  language: string;
+                  /** @description Mean OCR confidence of the kept words, 0–1 */
+                  confidence: number;
+                  /** @description Lines of text and their boxes in the image, in pixels */
+                  regions: {
+                    text: string;
+                    confidence: number;
+                    box: {
+                      x: number;
+                      y: number;
+                      width: number;
+                      height: number;
+                    };
+                  }[];
+                };
               }[];
               /** @description Milliseconds from submission to completion */
               totalLatency?: number;
               /** @description USD */
               totalCost?: number;
+              bankMatch?: components['schemas']['BankMatch'];
               framesProcessed?: number;
               /** @description Frames the video was to give by its duration */
               framesPlanned?: number;
@@ -3786,6 +3831,675 @@ export interface paths {
     };
     put?: never;
     post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/banks': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List the account's banks */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              banks: components['schemas']['Bank'][];
+            };
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    put?: never;
+    /** Create a hash bank; policies refer to it by name */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            name: string;
+            description?: string;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        201: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Bank'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/banks/{bankId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Get a bank */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description The bank ID (bnk_…) or name */
+          bankId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Bank'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    /** Delete a bank and its items (policies naming it then match nothing in it) */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description The bank ID (bnk_…) or name */
+          bankId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              id: string;
+              /** @enum {boolean} */
+              deleted: true;
+            };
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/banks/{bankId}/items': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A bank's items, newest first (limit default 20, max 100; offset) */
+    get: {
+      parameters: {
+        query?: {
+          limit?: string;
+          offset?: string;
+        };
+        header?: never;
+        path: {
+          /** @description The bank ID (bnk_…) or name */
+          bankId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              items: components['schemas']['BankItem'][];
+              limit: number;
+              offset: number;
+              hasMore: boolean;
+            };
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    put?: never;
+    /** Add an image (hashed with PDQ, SHA-256 and MD5) or a hash, with a label */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description The bank ID (bnk_…) or name */
+          bankId: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description The image to bank: base64, data URI or https URL (one of image and hash) */
+            image?: string;
+            /** @description A hash in hex (one of image and hash) */
+            hash?: string;
+            hashType?: 'pdq' | 'sha256' | 'md5';
+            label?: string;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        201: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['BankItem'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/banks/{bankId}/items/{itemId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /** Remove an item from a bank */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          bankId: string;
+          itemId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              id: string;
+              /** @enum {boolean} */
+              deleted: true;
+            };
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/banks/{bankId}/import': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Import a hash list as CSV (Content-Type: text/csv): ThreatExchange/HMA exports (signal_type,signal_str,…), a `hash[,hash_type][,label]` header, or one hex hash per line; at most 100,000 rows and 16 MB */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description The bank ID (bnk_…) or name */
+          bankId: string;
+        };
+        cookie?: never;
+      };
+      /** @description JSON `{ csv }`, or the CSV itself with Content-Type: text/csv */
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description The CSV text */
+            csv: string;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              bank: components['schemas']['Bank'];
+              /** @description Hashes in the file */
+              received: number;
+              added: number;
+              /** @description Hashes the bank already held (or repeated in the file) */
+              duplicates: number;
+            };
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
     delete?: never;
     options?: never;
     head?: never;
@@ -4292,6 +5006,27 @@ export interface components {
         message: string;
         field: string;
       }[];
+      bankMatch?: components['schemas']['BankMatch'];
+      /** @description Extension field: text read in the image (offline OCR) and judged by the text model, so the text categories are evaluated; highlights point into `text` */
+      ocr?: {
+        /** @description The text read, one line per region */
+        text: string;
+        /** @description The language the text model judged it in (ISO 639-1) */
+        language: string;
+        /** @description Mean OCR confidence of the kept words, 0–1 */
+        confidence: number;
+        /** @description Lines of text and their boxes in the image, in pixels */
+        regions: {
+          text: string;
+          confidence: number;
+          box: {
+            x: number;
+            y: number;
+            width: number;
+            height: number;
+          };
+        }[];
+      };
       /** @description Which providers were asked and why (only when the policy routes beyond local) */
       routing?: {
         provider: string;
@@ -4356,6 +5091,27 @@ export interface components {
         /** @description 64-bit perceptual difference hash (dHash), 16 hex digits; compare by Hamming distance */
         phash: string;
       }[];
+      bankMatch?: components['schemas']['BankMatch'];
+      /** @description Extension field: text read in the image (offline OCR) and judged by the text model, so the text categories are evaluated; highlights point into `text` */
+      ocr?: {
+        /** @description The text read, one line per region */
+        text: string;
+        /** @description The language the text model judged it in (ISO 639-1) */
+        language: string;
+        /** @description Mean OCR confidence of the kept words, 0–1 */
+        confidence: number;
+        /** @description Lines of text and their boxes in the image, in pixels */
+        regions: {
+          text: string;
+          confidence: number;
+          box: {
+            x: number;
+            y: number;
+            width: number;
+            height: number;
+          };
+        }[];
+      };
       /** @description Which providers were asked and why (only when the policy routes beyond local) */
       routing?: {
         provider: string;
@@ -4380,6 +5136,13 @@ export interface components {
           action: 'allow' | 'warn' | 'flag' | 'block';
         };
       };
+      /** @description Hash banks screened before any model runs (extension) */
+      banks?: {
+        bank: string;
+        action: string;
+        /** @description PDQ bits of 256 (default 31) */
+        maxDistance: number;
+      }[];
       /** @description Which providers judge text under the policy (absent: local alone) */
       routing?: {
         /** @description The provider judging text (default local) */
@@ -4449,6 +5212,55 @@ export interface components {
       updatedAt: string;
       /** @description Signing secret (whsec_…); returned only on creation and rotation. Verify X-Service-Signature: t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")> */
       secret?: string;
+    };
+    /**
+     * BankMatch
+     * @description Extension field: the policy bank that decided this content before any model ran (no categories evaluated)
+     */
+    BankMatch: {
+      /** @description Name of the matching bank */
+      bank: string;
+      bankId: string;
+      /** @description The bank item that matched */
+      itemId: string;
+      label: string | null;
+      matchedOn: 'pdq' | 'sha256' | 'md5';
+      /** @description PDQ Hamming distance in bits (0 for an exact SHA-256/MD5 match) */
+      distance: number;
+      /** @description The policy's threshold for this bank */
+      maxDistance: number;
+      action: 'allow' | 'warn' | 'flag' | 'block';
+      /** @description The image that matched: its URL or sha256:<hex> */
+      contentRef: string;
+    };
+    /** Bank */
+    Bank: {
+      id: string;
+      /** @description What policies name in `banks: [{ bank: <name>, action, maxDistance }]` */
+      name: string;
+      description: string | null;
+      itemCount: number;
+      /** Format: date-time */
+      createdAt: string;
+      /** Format: date-time */
+      updatedAt: string;
+    };
+    /** BankItem */
+    BankItem: {
+      id: string;
+      bankId: string;
+      label: string | null;
+      source: 'image' | 'hash' | 'import';
+      /** @description PDQ hash, 64 hex digits (null for an exact-only item or an image of PDQ quality under 50) */
+      pdq: string | null;
+      /** @description PDQ quality 0–100 of a banked image */
+      pdqQuality: number | null;
+      sha256: string | null;
+      md5: string | null;
+      /** @description The banked image: its URL or sha256:<hex> */
+      contentRef?: string;
+      /** Format: date-time */
+      createdAt: string;
     };
   };
   responses: never;

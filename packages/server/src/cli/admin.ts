@@ -110,7 +110,7 @@ export function registerAdminCommands(program: Command): void {
     .option('--account <accountId>', 'account that owns the key (default: the operator account)')
     .requiredOption(
       '--scopes <list>',
-      'comma-separated: check, policies:read, policies:write, decisions:read, webhooks:read, webhooks:write, admin',
+      'comma-separated: check, policies:read, policies:write, decisions:read, webhooks:read, webhooks:write, banks:read, banks:write, admin',
     )
     .option('--name <name>', 'a label for the key', 'cli')
     .option('--expires <when>', 'a duration from now (30d, 12h) or an ISO 8601 date')

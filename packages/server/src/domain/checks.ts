@@ -1,4 +1,6 @@
 import { performance } from 'node:perf_hooks';
+import type { BankMatcher } from '../banks/matcher.ts';
+import { applyBankMatch } from '../banks/outcome.ts';
 import type { DecisionRecord } from '../storage/repositories/decisions.ts';
 import { highlightsOf, replayFields, replayHighlights, round, withRouting } from './check-records.ts';
 import { requireField, validateContentType, validateLanguage, validateMetadata } from './content.ts';
@@ -47,7 +49,13 @@ export class CheckService {
     private readonly store: DecisionStore,
     private readonly decisions: DecisionService,
     private readonly usage: UsageService,
+    private readonly banks: BankMatcher | null = null,
   ) {}
+
+  /** The policy's bank screen for this caller (null when the policy names no banks). */
+  bankScreen(principal: Principal, policy: Policy) {
+    return this.banks?.screenFor(principal.accountId, policy.banks) ?? null;
+  }
 
   /**
    * Validates one check request and resolves its policy, without evaluating anything: batches validate every item
@@ -93,8 +101,12 @@ export class CheckService {
   ): Promise<DecisionRecord> {
     const started = options.started ?? performance.now();
     const { contentType, content, language, metadata, policy } = prepared;
-    const evaluation = await this.evaluators.get(contentType).evaluate(content, { language, policy });
-    const outcome = applyPolicy(policy, evaluation.result);
+    // A bank match is decided inside evaluate() before any model or routed provider runs (issue 20).
+    const evaluation = await this.evaluators
+      .get(contentType)
+      .evaluate(content, { language, policy, banks: this.bankScreen(principal, policy) });
+    const scored = applyPolicy(policy, evaluation.result);
+    const outcome = evaluation.bankMatch ? applyBankMatch(scored, evaluation.bankMatch) : scored;
     const request = {
       path: options.path ?? '/v1/check',
       body: {
@@ -121,6 +133,8 @@ export class CheckService {
       request,
       latency: round(performance.now() - started),
       ...(evaluation.media && { media: evaluation.media }),
+      ...(evaluation.bankMatch && { bankMatch: evaluation.bankMatch }),
+      ...(evaluation.ocr && { ocr: evaluation.ocr }),
       replayData: withRouting(replayHighlights(evaluation.result.highlights, outcome), evaluation.routing),
     });
     if (prepared.doNotStore) record.doNotStore = true;
@@ -281,7 +295,25 @@ export class CheckService {
       }
       const language =
         (original.language as Parameters<typeof evaluator.evaluate>[1]['language'] | null) ?? 'auto';
-      const evaluation = await evaluator.evaluate(prepared, { language, policy });
+      const evaluation = await evaluator.evaluate(prepared, {
+        language,
+        policy,
+        banks: this.bankScreen(principal, policy),
+      });
+      if (evaluation.bankMatch) {
+        const outcome = applyBankMatch(applyPolicy(policy, evaluation.result), evaluation.bankMatch);
+        return this.record(principal, policy, outcome, {
+          ...replayFields(original, policy, requestId, started),
+          rawScores: {},
+          evaluated: [],
+          provider: evaluation.provider,
+          modelVersion: evaluation.result.modelVersion,
+          cost: 0,
+          language: original.language,
+          bankMatch: evaluation.bankMatch,
+          replayData: null,
+        });
+      }
       source = {
         rawScores: evaluation.result.scores,
         evaluated: evaluation.result.evaluated,

@@ -169,6 +169,8 @@ export function checkResultView(d: DecisionRecord) {
     ...(d.replayOf !== null && { replayOf: d.replayOf }),
     ...(d.results !== null && { results: d.results }),
     ...(d.media && d.media.length > 0 && { media: d.media }),
+    ...(d.bankMatch && { bankMatch: d.bankMatch }),
+    ...(d.ocr && { ocr: d.ocr }),
     ...(d.replayData?.routing && { routing: d.replayData.routing }),
   };
 }
@@ -196,6 +198,8 @@ export function decisionView(d: DecisionRecord) {
     replayOf: d.replayOf,
     ...(d.results !== null && { results: d.results }),
     ...(d.media && d.media.length > 0 && { media: d.media }),
+    ...(d.bankMatch && { bankMatch: d.bankMatch }),
+    ...(d.ocr && { ocr: d.ocr }),
     ...(d.replayData?.routing && { routing: d.replayData.routing }),
   };
 }

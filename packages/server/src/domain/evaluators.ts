@@ -1,3 +1,6 @@
+import type { BankScreen } from '../banks/matcher.ts';
+import type { BankMatch } from '../banks/types.ts';
+import type { OcrResult } from '../ocr/engine.ts';
 import type { ProviderResult } from '../providers/provider.ts';
 import { validateText } from './content.ts';
 import { AppError } from './errors.ts';
@@ -24,6 +27,10 @@ export interface Evaluation {
   result: ProviderResult;
   /** The media evaluated (images by reference and fingerprint), stored with the decision. */
   media?: MediaRef[];
+  /** Set when a hash bank decided the content before any model ran (no scores then). */
+  bankMatch?: BankMatch;
+  /** Text read in an image (and judged by the text model). */
+  ocr?: OcrResult;
   /** Text routed beyond `local`: which providers were asked and why, and each one's own scores. */
   routing?: { attempts: ProviderAttempt[]; perProvider: Record<string, ProviderScores> };
 }
@@ -31,6 +38,8 @@ export interface Evaluation {
 export interface EvaluateOptions {
   language: Language | 'auto';
   signal?: AbortSignal;
+  /** The policy's hash banks: images are screened against them before any model runs. */
+  banks?: BankScreen | null;
   /** The policy whose routing chooses the providers (text); absent: the bundled model. */
   policy?: Pick<Policy, 'categories' | 'routing'>;
   /** Scores stored with an earlier decision, by provider (replays): those providers are not asked again. */

@@ -1,6 +1,18 @@
 import { randomBytes } from 'node:crypto';
 
-export type IdPrefix = 'dec' | 'bat' | 'whk' | 'evt' | 'dlv' | 'key' | 'acc' | 'req' | 'job' | 'vid';
+export type IdPrefix =
+  | 'dec'
+  | 'bat'
+  | 'whk'
+  | 'evt'
+  | 'dlv'
+  | 'key'
+  | 'acc'
+  | 'req'
+  | 'job'
+  | 'vid'
+  | 'bnk'
+  | 'bki';
 
 const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ'; // Crockford base32, as ULID
 const pool = { bytes: randomBytes(4096), offset: 4096 };

@@ -1,4 +1,6 @@
 import { performance } from 'node:perf_hooks';
+import { applyBankMatch } from '../banks/outcome.ts';
+import type { BankMatch } from '../banks/types.ts';
 import type { DecisionRecord, ReplayFrame, ReplayItem } from '../storage/repositories/decisions.ts';
 import type { CheckService } from './checks.ts';
 import { requireField, validateLanguage, validateMetadata } from './content.ts';
@@ -10,7 +12,7 @@ import type { MediaRef } from './media.ts';
 import type { Policy } from './policies/policy.ts';
 import type { PolicyService } from './policies/service.ts';
 import { type Principal, requireScope } from './principal.ts';
-import type { Action, CategoryName, Language } from './taxonomy.ts';
+import { ACTION_SEVERITY, type Action, type CategoryName, type Language } from './taxonomy.ts';
 import { type UsageService, units, withReservation } from './usage.ts';
 import { frameResult } from './video-analysis.ts';
 import { type FrameResult, SYNC_VIDEO_FRAMES, type VideoEvaluation } from './video-evaluator.ts';
@@ -50,6 +52,8 @@ export interface MultimodalItemResult {
   cost: number;
   /** For a video: the sampled frames, each judged under the policy (each counts one quota unit). */
   frames?: FrameResult[];
+  /** For an image: the policy bank that decided it before any model ran. */
+  bankMatch?: BankMatch;
 }
 
 interface Item {
@@ -200,12 +204,13 @@ export class MultimodalService {
     const { started, language, context, metadata } = options;
     // Evaluate concurrently; the first failure fails the request and cancels queued image work.
     const abort = new AbortController();
+    const banks = this.checks.bankScreen(principal, policy);
     const evaluated = await Promise.all(
       items.map(async (item, index) => {
         const itemStarted = performance.now();
         const evaluation = await this.evaluators
           .get(item.contentType)
-          .evaluate(item.prepared, { language, policy, signal: abort.signal });
+          .evaluate(item.prepared, { language, policy, signal: abort.signal, banks });
         return { item, index, evaluation, latency: round(performance.now() - itemStarted) };
       }),
     ).catch((error: unknown) => {
@@ -220,19 +225,30 @@ export class MultimodalService {
     const media: MediaRef[] = [];
     let cost = 0;
     let textLanguage: string | null = null;
+    let bankMatch: BankMatch | null = null;
     for (const { item, index, evaluation, latency } of evaluated) {
       const { result } = evaluation;
+      const itemOutcome = applyPolicy(policy, result);
+      if (
+        evaluation.bankMatch &&
+        (!bankMatch || ACTION_SEVERITY[evaluation.bankMatch.action] > ACTION_SEVERITY[bankMatch.action])
+      ) {
+        bankMatch = evaluation.bankMatch;
+      }
       const frames = item.contentType === 'video' ? frameScores(evaluation as VideoEvaluation) : null;
       results.push({
         index,
         contentType: item.contentType,
         ...(item.contentType !== 'text' && { contentRef: item.prepared.stored }),
-        ...itemVerdict(applyPolicy(policy, result)),
+        ...itemVerdict(
+          evaluation.bankMatch ? applyBankMatch(itemOutcome, evaluation.bankMatch) : itemOutcome,
+        ),
         provider: evaluation.provider,
         modelVersion: result.modelVersion,
         latency,
         cost: result.cost,
         ...(frames && { frames: framesUnder(policy, frames) }),
+        ...(evaluation.bankMatch && { bankMatch: evaluation.bankMatch }),
       });
       replayItems.push({
         scores: result.scores,
@@ -250,7 +266,9 @@ export class MultimodalService {
     }
     // Max score per category over the items: a category triggers overall exactly when it triggers for some item,
     // so the overall action is the most severe item action.
-    const outcome = applyPolicy(policy, { scores: combined, evaluated: judged });
+    const scored = applyPolicy(policy, { scores: combined, evaluated: judged });
+    // A banked image decides the whole request at least as severely as its bank rule says.
+    const outcome = bankMatch ? applyBankMatch(scored, bankMatch) : scored;
     const providers = [...new Set(results.map((r) => r.provider))];
     const versions = [...new Set(results.map((r) => r.modelVersion))];
     const text = items.find((i) => i.contentType === 'text')?.prepared.stored;
@@ -286,6 +304,7 @@ export class MultimodalService {
       latency: round(performance.now() - started),
       results,
       media,
+      ...(bankMatch && { bankMatch }),
       replayData: { items: replayItems },
     });
   }
@@ -332,19 +351,28 @@ function frameScores(evaluation: VideoEvaluation): ReplayFrame[] {
   return evaluation.frames.map((frame) => ({
     frameNumber: frame.frameNumber,
     timestamp: frame.timestamp,
-    scores: Object.fromEntries(frame.categories.map((c) => [c.category, c.score])),
+    // a frame a bank decided was not judged by a model: no scores
+    scores: frame.bankMatch ? {} : Object.fromEntries(frame.categories.map((c) => [c.category, c.score])),
+    ...(frame.bankMatch && { bankMatch: frame.bankMatch }),
   }));
 }
 
 /** A video item's frames, judged under the request's (or the replay's) policy. */
 function framesUnder(policy: Policy, frames: ReplayFrame[]): FrameResult[] {
-  return frames.map((f) =>
-    frameResult(
-      f.frameNumber,
-      f.timestamp,
-      applyPolicy(policy, { scores: f.scores, evaluated: Object.keys(f.scores) as CategoryName[] }),
-    ),
-  );
+  return frames.map((f) => {
+    const outcome = applyPolicy(policy, {
+      scores: f.scores,
+      evaluated: Object.keys(f.scores) as CategoryName[],
+    });
+    // A bank-decided frame keeps its match while the policy screens that bank within the match's distance (a
+    // replay under another policy applies that policy's rule for it).
+    const rule = f.bankMatch && policy.banks?.find((b) => b.bank === f.bankMatch!.bank);
+    if (!f.bankMatch || !rule || f.bankMatch.distance > rule.maxDistance) {
+      return frameResult(f.frameNumber, f.timestamp, outcome);
+    }
+    const bankMatch = { ...f.bankMatch, action: rule.action, maxDistance: rule.maxDistance };
+    return { ...frameResult(f.frameNumber, f.timestamp, applyBankMatch(outcome, bankMatch)), bankMatch };
+  });
 }
 
 /** The multi-modal response of interface §4.7, with the extension fields we add. */
@@ -364,5 +392,6 @@ export function multimodalView(d: DecisionRecord) {
     contentType: 'multimodal' as const,
     timestamp: d.timestamp,
     ...(d.media && d.media.length > 0 && { media: d.media }),
+    ...(d.bankMatch && { bankMatch: d.bankMatch }),
   };
 }

@@ -7,6 +7,8 @@ export const SCOPES = [
   'decisions:read',
   'webhooks:read',
   'webhooks:write',
+  'banks:read',
+  'banks:write',
   'admin',
 ] as const;
 export type Scope = (typeof SCOPES)[number];

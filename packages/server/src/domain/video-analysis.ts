@@ -1,11 +1,16 @@
 import { performance } from 'node:perf_hooks';
+import type { BankScreen } from '../banks/matcher.ts';
+import { applyBankMatch } from '../banks/outcome.ts';
+import type { BankMatch } from '../banks/types.ts';
 import { type ExtractedFrame, extractFrames, FrameExtractionError } from '../media/video/frames.ts';
 import { pipelineFrames } from '../media/video/pipeline.ts';
+import type { OcrResult } from '../ocr/engine.ts';
+import { type ImageTextReader, judgeImageText, mergeWithText } from '../ocr/judge.ts';
 import type { Provider } from '../providers/provider.ts';
 import { applyPolicy, type PolicyOutcome } from './engine.ts';
 import { AppError } from './errors.ts';
 import type { Policy } from './policies/policy.ts';
-import type { Action, CategoryName } from './taxonomy.ts';
+import { ACTION_SEVERITY, type Action, type CategoryName } from './taxonomy.ts';
 
 /** One sampled frame's verdict (interface §2.8): categories show `category`, `score` and `triggered` only. */
 export interface FrameResult {
@@ -18,6 +23,10 @@ export interface FrameResult {
   action: Action;
   categories: Array<{ category: CategoryName; score: number; triggered: boolean }>;
   evidence?: { url: string; expiresAt: string };
+  /** The policy bank that decided this frame before any model ran (issue 20). */
+  bankMatch?: BankMatch;
+  /** Text read in the frame and judged by the text model. */
+  ocr?: OcrResult;
 }
 
 /** A frame's result as shown (interface §2.8: categories with `category`, `score` and `triggered` only). */
@@ -46,6 +55,8 @@ export interface VideoAnalysis {
   modelVersion: string;
   cost: number;
   latencyMs: number;
+  /** The most severe bank match among the frames; the outcome already includes it. */
+  bankMatch: BankMatch | null;
 }
 
 export interface AnalyzeOptions {
@@ -60,6 +71,10 @@ export interface AnalyzeOptions {
   evidence?(frame: ExtractedFrame): Promise<{ url: string; expiresAt: string }>;
   /** Called after each frame with the number done so far. */
   onProgress?(framesProcessed: number): void;
+  /** The policy's hash banks: a frame matching one is decided by it and not sent to the model. */
+  banks?: BankScreen | null;
+  /** Reads text in frames and judges it with the text model; null leaves text categories unjudged. */
+  textReader?: ImageTextReader | null;
 }
 
 /**
@@ -79,6 +94,7 @@ export async function analyzeVideoFile(
   let cost = 0;
   let modelVersion = provider.modelVersion;
   let done = 0;
+  let bankMatch: BankMatch | null = null;
   const frames = extractFrames(file, {
     intervalSeconds: options.intervalSeconds,
     maxFrames: options.maxFrames,
@@ -89,7 +105,24 @@ export async function analyzeVideoFile(
   let results: FrameResult[];
   try {
     results = await pipelineFrames(frames, options.maxInFlight, async (frame) => {
-      const result = await provider.evaluate({ contentType: 'image', image: frame.jpeg }, options.signal);
+      const match = options.banks ? await options.banks.screen(frame.jpeg, `frame:${frame.index}`) : null;
+      if (match) {
+        if (!bankMatch || ACTION_SEVERITY[match.action] > ACTION_SEVERITY[bankMatch.action])
+          bankMatch = match;
+        const outcome = applyBankMatch(applyPolicy(policy, { scores: {}, evaluated: [] }), match);
+        const entry: FrameResult = {
+          ...frameResult(frame.index, frame.timestamp, outcome),
+          bankMatch: match,
+        };
+        if (outcome.flagged && options.evidence) entry.evidence = await options.evidence(frame);
+        options.onProgress?.(++done);
+        return entry;
+      }
+      const [image, text] = await Promise.all([
+        provider.evaluate({ contentType: 'image', image: frame.jpeg }, options.signal),
+        options.textReader ? judgeImageText(options.textReader, frame.jpeg, 'auto', options.signal) : null,
+      ]);
+      const result = text ? mergeWithText(image, text.result) : image;
       const outcome = applyPolicy(policy, result);
       for (const category of result.evaluated) {
         evaluated.add(category);
@@ -98,6 +131,7 @@ export async function analyzeVideoFile(
       cost += result.cost;
       modelVersion = result.modelVersion;
       const entry = frameResult(frame.index, frame.timestamp, outcome);
+      if (text) entry.ocr = text.ocr;
       if (outcome.flagged && options.evidence) entry.evidence = await options.evidence(frame);
       options.onProgress?.(++done);
       return entry;
@@ -115,9 +149,12 @@ export async function analyzeVideoFile(
     throw new AppError('INVALID_CONTENT', 'No frame of the video could be decoded', { reason: 'no_frames' });
   }
   const judged = [...evaluated];
+  const scored = applyPolicy(policy, { scores, evaluated: judged });
+  const matched = bankMatch as BankMatch | null;
   return {
     frames: results,
-    outcome: applyPolicy(policy, { scores, evaluated: judged }),
+    outcome: matched ? applyBankMatch(scored, matched) : scored,
+    bankMatch: matched,
     scores,
     evaluated: judged,
     provider: provider.name,

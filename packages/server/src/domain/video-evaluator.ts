@@ -3,10 +3,12 @@ import path from 'node:path';
 import { ConcurrencyGate } from '../limits/concurrency.ts';
 import { NotAVideoError, probeVideo, type VideoInfo } from '../media/video/probe.ts';
 import { downloadVideo, parseVideoUrl, type VideoFetchOptions } from '../media/video/source.ts';
+import type { ImageTextReader } from '../ocr/judge.ts';
 import type { Provider } from '../providers/provider.ts';
 import { AppError } from './errors.ts';
 import {
   type ContentEvaluator,
+  type EvaluateOptions,
   type Evaluation,
   type PreparedContent,
   preparedFromStoredUrl,
@@ -46,7 +48,13 @@ export class VideoEvaluator implements ContentEvaluator {
   constructor(
     private readonly provider: Provider,
     private readonly fetchOptions: VideoFetchOptions,
-    private readonly options: { dataDir: string; maxInFlight: number; concurrency: number },
+    private readonly options: {
+      dataDir: string;
+      maxInFlight: number;
+      concurrency: number;
+      /** Reads text in frames (OCR) for the text categories. */
+      textReader?: ImageTextReader | null;
+    },
   ) {
     this.gate = new ConcurrencyGate(options.concurrency, options.concurrency * 4, 'synchronous video checks');
   }
@@ -56,13 +64,13 @@ export class VideoEvaluator implements ContentEvaluator {
     return { contentType: 'video', stored: url, payload: { url, field } satisfies VideoPayload };
   }
 
-  evaluate(prepared: PreparedContent, options: { signal?: AbortSignal } = {}): Promise<VideoEvaluation> {
+  evaluate(prepared: PreparedContent, options: Partial<EvaluateOptions> = {}): Promise<VideoEvaluation> {
     return this.gate.run(() => this.evaluateNow(prepared, options));
   }
 
   private async evaluateNow(
     prepared: PreparedContent,
-    options: { signal?: AbortSignal },
+    options: Partial<EvaluateOptions>,
   ): Promise<VideoEvaluation> {
     const { url, field } = prepared.payload as VideoPayload;
     const file = path.join(this.options.dataDir, 'uploads', `${newId('req')}.video`);
@@ -98,7 +106,10 @@ export class VideoEvaluator implements ContentEvaluator {
         name: '',
         description: null,
         categories: Object.fromEntries(
-          this.provider.categories.map((c) => [c, { threshold: 1, action: 'allow' }]),
+          [
+            ...this.provider.categories,
+            ...(this.options.textReader ? this.options.textReader.text.categories : []),
+          ].map((c) => [c, { threshold: 1, action: 'allow' }]),
         ),
         version: 0,
         builtin: true,
@@ -114,6 +125,8 @@ export class VideoEvaluator implements ContentEvaluator {
         timeoutMs: 60_000,
         maxInFlight: this.options.maxInFlight,
         ...(options.signal && { signal: options.signal }),
+        banks: options.banks ?? null,
+        textReader: this.options.textReader ?? null,
       });
       return {
         provider: analysis.provider,
@@ -124,6 +137,7 @@ export class VideoEvaluator implements ContentEvaluator {
           cost: analysis.cost,
         },
         frames: analysis.frames,
+        ...(analysis.bankMatch && { bankMatch: analysis.bankMatch }),
       };
     } finally {
       await fs.promises.rm(file, { force: true });

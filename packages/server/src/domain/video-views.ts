@@ -66,5 +66,6 @@ export function videoResultView(d: DecisionRecord, framesPlanned: number) {
     contentType: 'video' as const,
     content: d.content,
     timestamp: d.timestamp,
+    ...(d.bankMatch && { bankMatch: d.bankMatch }),
   };
 }

@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Queue } from '../jobs/queue.ts';
 import { NotAVideoError, probeVideo, type VideoInfo } from '../media/video/probe.ts';
 import { downloadVideo, parseVideoUrl, type VideoFetchOptions } from '../media/video/source.ts';
+import type { ImageTextReader } from '../ocr/judge.ts';
 import type { Provider } from '../providers/provider.ts';
 import type { Db } from '../storage/database.ts';
 import type { UsageRepository } from '../storage/repositories/usage.ts';
@@ -46,6 +47,8 @@ export interface VideoServiceOptions {
   maxPendingPerAccount: number;
   /** New videos are refused (503) while the data directory's disk has less free space than this. */
   minFreeDiskBytes: number;
+  /** Reads text in frames (OCR) for the text categories. */
+  textReader?: ImageTextReader | null;
 }
 
 export interface SubmitOptions {
@@ -452,6 +455,8 @@ export class VideoService {
       maxInFlight: this.options.maxInFlight,
       ...(signal && { signal }),
       evidence: (frame) => this.evidence.keep(id, frame.index, frame.jpeg),
+      banks: this.checks.bankScreen(principal, policy),
+      textReader: this.options.textReader ?? null,
       onProgress: (n) => {
         const now = Date.now();
         if (now - lastWrite < PROGRESS_EVERY_MS && n < video.framesTotal) return;
@@ -479,6 +484,7 @@ export class VideoService {
       request: { ...video.request, video: { id } satisfies VideoTag },
       latency: round(Date.now() - Date.parse(video.createdAt)),
       results: analysis.frames,
+      ...(analysis.bankMatch && { bankMatch: analysis.bankMatch }),
     });
     record.decisionId = id;
     await this.store.save([record]);

@@ -21,7 +21,7 @@ export interface SweepResult {
 /**
  * Retention (VERDICT_CONTENT_RETENTION, VERDICT_DECISION_RETENTION), run by the worker's periodic sweep in bounded
  * batches off the request path. Redacting a decision empties its `content` (an empty content marks it: stored
- * content is never empty) and the text of its highlights, wherever they are stored (categories, replay data, the
+ * content is never empty), the text of its highlights and the text read in its images, wherever they are stored (categories, replay data, the
  * items of a multi-modal result); its scores, action, policy and metadata stay. Delivered events older than the
  * content cutoff are deleted too, since their payload repeats the decision's content.
  */
@@ -84,7 +84,7 @@ export class RetentionPurger {
   private async redactBatch(before: string): Promise<number> {
     const rows = await this.db
       .selectFrom('decisions')
-      .select(['id', 'categories', 'replay_data', 'results'])
+      .select(['id', 'categories', 'replay_data', 'results', 'ocr'])
       .where('created_at', '<', before)
       .where('content', '<>', '')
       .limit(BATCH)
@@ -99,6 +99,7 @@ export class RetentionPurger {
             categories: withoutHighlightText(row.categories) ?? row.categories,
             replay_data: withoutHighlightText(row.replay_data),
             results: withoutHighlightText(row.results),
+            ocr: withoutHighlightText(row.ocr, true),
           })
           .where('id', '=', row.id)
           .execute();
@@ -108,15 +109,15 @@ export class RetentionPurger {
   }
 }
 
-/** The JSON with every `text` of every highlight emptied. */
-function withoutHighlightText(json: string | null): string | null {
-  if (json === null) return null;
+/** The JSON with every `text` of every highlight (and of text read in images) emptied; `inside`: all of it is. */
+function withoutHighlightText(json: string | null | undefined, inside = false): string | null {
+  if (json === null || json === undefined) return null;
   let value: unknown;
   try {
     value = JSON.parse(json);
   } catch {
     return json;
   }
-  emptyHighlightText(value);
+  emptyHighlightText(value, inside);
   return JSON.stringify(value);
 }

@@ -1,6 +1,9 @@
 import type { DecisionRecord } from '../storage/repositories/decisions.ts';
 
-/** Empties the `text` of every highlight (objects in a `highlights` array or map) found in `value`, in place. */
+/**
+ * Empties the `text` of every highlight (objects in a `highlights` array or map) and of every text read in an image
+ * (an `ocr` object and its regions: the image's words are its content) found in `value`, in place.
+ */
 export function emptyHighlightText(value: unknown, inHighlights = false): void {
   if (Array.isArray(value)) {
     for (const item of value) emptyHighlightText(item, inHighlights);
@@ -10,12 +13,12 @@ export function emptyHighlightText(value: unknown, inHighlights = false): void {
   const record = value as Record<string, unknown>;
   if (inHighlights && typeof record.text === 'string') record.text = '';
   for (const [key, child] of Object.entries(record))
-    emptyHighlightText(child, inHighlights || key === 'highlights');
+    emptyHighlightText(child, inHighlights || key === 'highlights' || key === 'ocr');
 }
 
 /**
- * The record as stored when its content must not be kept (`doNotStore`, or retention): no content and no highlight
- * text, in the record, its stored request, its results and replay data. A copy: the caller's answer keeps them.
+ * The record as stored when its content must not be kept (`doNotStore`, or retention): no content, no highlight
+ * text and no text read in images, in the record, its stored request, its results and replay data. A copy: the caller's answer keeps them.
  */
 export function withoutContent(d: DecisionRecord): DecisionRecord {
   const copy = structuredClone(d);
@@ -25,5 +28,6 @@ export function withoutContent(d: DecisionRecord): DecisionRecord {
   emptyHighlightText(copy.categories);
   emptyHighlightText(copy.results);
   emptyHighlightText(copy.replayData);
+  emptyHighlightText(copy.ocr, true);
   return copy;
 }

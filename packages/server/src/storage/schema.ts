@@ -26,7 +26,7 @@ export interface ApiKeysTable {
   revoked_at: string | null;
   rate_limit: string | null;
   created_at: string;
-  /** migration 0008-console-sessions */
+  /** migration 0010-console-sessions */
   last_used_at?: string | null;
 }
 
@@ -79,6 +79,36 @@ export interface DecisionsTable {
   media: string | null;
   /** JSON ReplayData: what a replay under another policy needs (migration 0006-replay-data). */
   replay_data: string | null;
+  /** JSON BankMatch: the bank item that decided this decision (migration 0008-banks). */
+  bank_match: string | null;
+  /** JSON OcrResult: text read in the image (migration 0009-ocr). */
+  ocr: string | null;
+}
+
+export interface BanksTable {
+  id: string;
+  account_id: string;
+  name: string;
+  description: string | null;
+  version: number;
+  item_count: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface BankItemsTable {
+  id: string;
+  bank_id: string;
+  account_id: string;
+  fingerprint: string;
+  pdq: string | null;
+  pdq_quality: number | null;
+  sha256: string | null;
+  md5: string | null;
+  label: string | null;
+  source: string;
+  media_ref: string | null;
+  created_at: string;
 }
 
 export interface IdempotencyKeysTable {
@@ -228,7 +258,7 @@ export interface ServerSecretsTable {
   created_at: string;
 }
 
-/** Web console sessions (migration 0008-console-sessions); the cookie token is stored only as its SHA-256. */
+/** Web console sessions (migration 0010-console-sessions); the cookie token is stored only as its SHA-256. */
 export interface ConsoleSessionsTable {
   token_hash: string;
   key_id: string;
@@ -256,4 +286,6 @@ export interface Database {
   batch_items: BatchItemsTable;
   videos: VideosTable;
   server_secrets: ServerSecretsTable;
+  banks: BanksTable;
+  bank_items: BankItemsTable;
 }

@@ -17,6 +17,16 @@ export const Policy = Type.Object(
     name: Type.String(),
     description: Type.Union([Type.String(), Type.Null()]),
     categories: Type.Record(Type.String(), PolicyCategory),
+    banks: Type.Optional(
+      Type.Array(
+        Type.Object({
+          bank: Type.String(),
+          action: Type.String(),
+          maxDistance: Type.Integer({ description: 'PDQ bits of 256 (default 31)' }),
+        }),
+        { description: 'Hash banks screened before any model runs (extension)' },
+      ),
+    ),
     routing: Type.Optional(PolicyRouting),
     version: Type.Integer(),
     builtin: Type.Boolean(),
@@ -60,7 +70,8 @@ export const ApiKey = Type.Object(
 export const KeyBody = Type.Object({
   name: Type.String(),
   scopes: Type.Array(Type.String(), {
-    description: 'check, policies:read, policies:write, decisions:read, webhooks:read, webhooks:write, admin',
+    description:
+      'check, policies:read, policies:write, decisions:read, webhooks:read, webhooks:write, banks:read, banks:write, admin',
   }),
   accountId: Type.Optional(Type.String()),
   expiresAt: Type.Optional(Type.Union([Type.String({ format: 'date-time' }), Type.Null()])),

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { Action, CategoryResult, Metadata, ProviderAttempts } from './common.ts';
-import { MediaList } from './media.ts';
+import { MediaList, OcrResult } from './media.ts';
 
 export const CheckBody = Type.Object({
   content: Type.String({ description: 'Text, or an image as base64, data URI or https URL' }),
@@ -59,6 +59,8 @@ export const CheckResult = Type.Object(
     results: Type.Optional(Type.Array(Type.Unknown())),
     media: Type.Optional(MediaList),
     warnings: Type.Optional(ContentWarnings),
+    bankMatch: Type.Optional(Type.Ref('BankMatch')),
+    ocr: Type.Optional(OcrResult),
     routing: Type.Optional(ProviderAttempts),
   },
   { $id: 'CheckResult' },
@@ -101,6 +103,8 @@ export const Decision = Type.Object(
     replayOf: Type.Union([Type.String(), Type.Null()]),
     results: Type.Optional(Type.Array(Type.Unknown())),
     media: Type.Optional(MediaList),
+    bankMatch: Type.Optional(Type.Ref('BankMatch')),
+    ocr: Type.Optional(OcrResult),
     routing: Type.Optional(ProviderAttempts),
   },
   { $id: 'Decision' },

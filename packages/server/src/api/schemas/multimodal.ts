@@ -56,6 +56,7 @@ export const MultimodalItem = Type.Object({
   latency: Type.Number({ description: 'Milliseconds spent on this item' }),
   cost: Type.Number({ description: 'USD' }),
   frames: Type.Optional(Type.Array(FrameResult, { description: 'For a video: the sampled frames' })),
+  bankMatch: Type.Optional(Type.Ref('BankMatch')),
 });
 
 export const MultimodalResult = Type.Object({
@@ -75,4 +76,5 @@ export const MultimodalResult = Type.Object({
   contentType: Type.Literal('multimodal'),
   timestamp: Type.String({ format: 'date-time' }),
   media: Type.Optional(MediaList),
+  bankMatch: Type.Optional(Type.Ref('BankMatch')),
 });

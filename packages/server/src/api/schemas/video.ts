@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { Action, CategoryResult } from './common.ts';
+import { OcrResult } from './media.ts';
 
 const FrameInterval = Type.Number({
   minimum: 0.1,
@@ -104,6 +105,8 @@ export const FrameResult = Type.Object({
       { description: 'For frames that triggered' },
     ),
   ),
+  bankMatch: Type.Optional(Type.Ref('BankMatch')),
+  ocr: Type.Optional(OcrResult),
 });
 
 /** 200: the final result when completed, or the status body with `status: "failed"` and `error`. */
@@ -119,6 +122,7 @@ export const VideoResult = Type.Object({
   results: Type.Optional(Type.Array(FrameResult)),
   totalLatency: Type.Optional(Type.Number({ description: 'Milliseconds from submission to completion' })),
   totalCost: Type.Optional(Type.Number({ description: 'USD' })),
+  bankMatch: Type.Optional(Type.Ref('BankMatch')),
   framesProcessed: Type.Optional(Type.Integer()),
   framesPlanned: Type.Optional(Type.Integer({ description: 'Frames the video was to give by its duration' })),
   partial: Type.Optional(

@@ -1,3 +1,4 @@
+import type { PolicyBankRule } from '../../banks/types.ts';
 import type { Action, CategoryName } from '../taxonomy.ts';
 import type { PolicyRouting } from './routing.ts';
 
@@ -12,6 +13,8 @@ export interface Policy {
   name: string;
   description: string | null;
   categories: Partial<Record<CategoryName, PolicyCategory>>;
+  /** Hash banks screened before any model runs; absent when none. */
+  banks?: PolicyBankRule[];
   /** Which providers judge text under this policy; null or absent: `local` alone. */
   routing?: PolicyRouting | null;
   version: number;

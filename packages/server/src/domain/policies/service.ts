@@ -31,6 +31,7 @@ export function policyView(policy: Policy) {
     name: policy.name,
     description: policy.description,
     categories: policy.categories,
+    ...(policy.banks && { banks: policy.banks }),
     ...(policy.routing && { routing: policy.routing }),
     version: policy.version,
     builtin: policy.builtin,
@@ -46,6 +47,9 @@ export class PolicyService {
   constructor(
     private readonly policies: PolicyRepository,
     private readonly providers: ProviderNames = { names: () => ['local'] },
+    /** The names among `names` that are banks of the account: a policy may only name existing banks. */
+    private readonly existingBanks: (accountId: string, names: string[]) => Promise<Set<string>> = async () =>
+      new Set(),
   ) {
     this.builtins = new Map(
       Object.entries(BUILTIN_POLICY_SOURCES).map(([id, yaml]) => [
@@ -79,6 +83,22 @@ export class PolicyService {
           {
             provider: name,
             allowed: known,
+          },
+        );
+      }
+    }
+    if (parsed.banks) {
+      const names = parsed.banks.map((b) => b.bank);
+      const existing = await this.existingBanks(principal.accountId, names);
+      const unknown = names.find((n) => !existing.has(n));
+      if (unknown !== undefined) {
+        throw new AppError(
+          'INVALID_POLICY',
+          `The policy names bank "${unknown}", which this account does not have`,
+          {
+            field: 'banks',
+            bank: unknown,
+            reason: 'unknown_bank',
           },
         );
       }

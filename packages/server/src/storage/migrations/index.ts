@@ -6,7 +6,9 @@ import * as usage from './0004-usage.ts';
 import * as videos from './0005-videos.ts';
 import * as replayData from './0006-replay-data.ts';
 import * as usageCost from './0007-usage-cost.ts';
-import * as consoleSessions from './0008-console-sessions.ts';
+import * as banks from './0008-banks.ts';
+import * as ocr from './0009-ocr.ts';
+import * as consoleSessions from './0010-console-sessions.ts';
 
 /** Every migration, in order. Names sort lexically; add new ones with the next number. */
 export const migrations: Record<string, Migration> = {
@@ -17,5 +19,7 @@ export const migrations: Record<string, Migration> = {
   '0005-videos': videos,
   '0006-replay-data': replayData,
   '0007-usage-cost': usageCost,
-  '0008-console-sessions': consoleSessions,
+  '0008-banks': banks,
+  '0009-ocr': ocr,
+  '0010-console-sessions': consoleSessions,
 };

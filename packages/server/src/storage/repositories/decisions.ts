@@ -1,9 +1,11 @@
 import { CompiledQuery } from 'kysely';
+import type { BankMatch } from '../../banks/types.ts';
 import type { DecisionFilter } from '../../domain/decision-filters.ts';
 import type { CategoryResult, Highlight } from '../../domain/engine.ts';
 import type { MediaRef } from '../../domain/media.ts';
 import type { ProviderAttempt, ProviderScores } from '../../domain/routing.ts';
 import type { Action, CategoryName, ContentType } from '../../domain/taxonomy.ts';
+import type { OcrResult } from '../../ocr/engine.ts';
 import { precompile } from '../compiled.ts';
 import type { Db } from '../database.ts';
 import { fromJson, toJson } from '../json.ts';
@@ -15,6 +17,8 @@ export interface ReplayFrame {
   frameNumber: number;
   timestamp: number;
   scores: Partial<Record<CategoryName, number>>;
+  /** A frame a hash bank decided (no model ran on it). */
+  bankMatch?: BankMatch;
 }
 
 /** A multi-modal item's judgement under no policy in particular: what its replay re-applies a policy to. */
@@ -69,6 +73,10 @@ export interface DecisionRecord {
   media?: MediaRef[] | null;
   /** What a replay under another policy needs beyond the fields above (never shown). */
   replayData?: ReplayData | null;
+  /** The bank item that decided this decision before any model ran (issue 20). */
+  bankMatch?: BankMatch | null;
+  /** Text read in the image and judged by the text model (issue 20). */
+  ocr?: OcrResult | null;
   /** `doNotStore: true` in the request: stored (and announced in events) without content or highlight text. */
   doNotStore?: boolean;
 }
@@ -121,6 +129,8 @@ function toRecord(row: DecisionsTable): DecisionRecord {
     timestamp: row.created_at,
     media: fromJson<MediaRef[]>(row.media ?? null),
     replayData: fromJson<ReplayData>(row.replay_data ?? null),
+    bankMatch: fromJson<BankMatch>(row.bank_match ?? null),
+    ocr: fromJson<OcrResult>(row.ocr ?? null),
   };
 }
 
@@ -151,6 +161,8 @@ export function decisionRow(d: DecisionRecord): DecisionsTable {
     created_at: d.timestamp,
     media: d.media ? toJson(d.media) : null,
     replay_data: d.replayData ? toJson(d.replayData) : null,
+    bank_match: d.bankMatch ? toJson(d.bankMatch) : null,
+    ocr: d.ocr ? toJson(d.ocr) : null,
   };
 }
 

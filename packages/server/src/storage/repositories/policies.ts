@@ -6,6 +6,7 @@ import type { PoliciesTable } from '../schema.ts';
 interface StoredPolicyBody {
   description: string | null;
   categories: Policy['categories'];
+  banks?: Policy['banks'];
   routing?: Policy['routing'];
 }
 
@@ -16,6 +17,7 @@ function toPolicy(row: PoliciesTable): Policy {
     name: row.name,
     description: body.description,
     categories: body.categories,
+    ...(body.banks && { banks: body.banks }),
     routing: body.routing ?? null,
     version: row.version,
     builtin: false,
@@ -58,7 +60,7 @@ export class PolicyRepository {
    * `conflict` when the ID belongs to another account, or exists and `createOnly` is set.
    */
   async save(
-    input: Pick<Policy, 'policyId' | 'name' | 'description' | 'categories' | 'routing' | 'yaml'> & {
+    input: Pick<Policy, 'policyId' | 'name' | 'description' | 'categories' | 'banks' | 'routing' | 'yaml'> & {
       accountId: string;
     },
     options: { createOnly: boolean; now: string },
@@ -78,6 +80,7 @@ export class PolicyRepository {
       const body = toJson({
         description: input.description,
         categories: input.categories,
+        ...(input.banks && { banks: input.banks }),
         ...(input.routing && { routing: input.routing }),
       });
       const values = {
