@@ -36,6 +36,9 @@ function main(): void {
   const headline: [string, string, TextCategory, string, string][] = [
     ['TweetEval hate (test, n=2970)', 'tweeteval_hate', 'hate', 'macro-F1', 'FastText 50.6'],
     ['TweetEval offensive (test, n=860)', 'tweeteval_offensive', 'toxicity', 'macro-F1', 'FastText 73.4'],
+    ['GermEval 2018 (our held-out 15 %)', 'germeval2018', 'toxicity', 'macro-F1', '–'],
+    ['OffensEval 2020 Turkish (our held-out 15 %)', 'offenseval2020_tr', 'toxicity', 'macro-F1', '–'],
+    ['OSACT 2020 Arabic (dev)', 'osact2020', 'toxicity', 'macro-F1', '–'],
   ];
   for (const [name, src, cat, metric, base] of headline) {
     const test = pick((e) => e.source === src && e.split === 'test', cat);
