@@ -93,7 +93,7 @@ export function expandTemplate(text: string, slots: Record<string, string[]>, se
   return [...out];
 }
 
-function readTemplates(path: string, lang: SupportedLanguage): AuthoredItem[] {
+function readTemplates(path: string, lang: SupportedLanguage, fileName: string): AuthoredItem[] {
   let file: TemplateFile;
   try {
     file = JSON.parse(readFileSync(path, 'utf8')) as TemplateFile;
@@ -104,7 +104,10 @@ function readTemplates(path: string, lang: SupportedLanguage): AuthoredItem[] {
   (file.templates ?? []).forEach((t, i) => {
     if (typeof t?.text !== 'string') return;
     const labels = checkLabels(t.labels, `${path} template ${i}`);
-    const id = `${lang}:${i}`;
+    // `<lang>.templates.json` keeps the ids `lang:i` (splits and seeds of its expansions stay put); further files of a
+    // language (`<lang>.v3.templates.json`) are named by their stem so that their ids never collide with those
+    const stem = fileName.slice(0, -'.templates.json'.length);
+    const id = stem === lang ? `${lang}:${i}` : `${stem}:${i}`;
     for (const text of expandTemplate(t.text, file.slots ?? {}, hashString(id)))
       out.push({
         text,
@@ -135,7 +138,7 @@ export function loadAuthoredTraining(dir = AUTHORED_DIR): AuthoredItem[] {
     f.endsWith('.jsonl')
       ? readJsonl(path, lang)
       : f.endsWith('.templates.json')
-        ? readTemplates(path, lang)
+        ? readTemplates(path, lang, f)
         : [],
   );
 }
