@@ -17,7 +17,7 @@ import { mulberry32, shuffleInPlace } from '../src/hash.ts';
 import type { Scorer } from '../src/model.ts';
 import { fromHalf, toHalf } from '../src/weights.ts';
 import { labelVector } from './authored.ts';
-import { CalibrationSet } from './calibration.ts';
+import { CalibrationSet, calibratesHead } from './calibration.ts';
 import type { Example } from './data.ts';
 import { fitPlatt } from './trainer.ts';
 
@@ -362,7 +362,7 @@ export function trainContext(
     nGated++;
     mixed.apply(scorer, tH, flags, n, SPAM, SUPPORTED_LANGUAGES.indexOf(e.lang));
     for (const k of HEADS) {
-      if (e.labels[k]! < 0) continue;
+      if (e.labels[k]! < 0 || !calibratesHead(k, e.source)) continue;
       cal.add(k, mixed.z[k]!, e.labels[k]!, englishViews.has(e) ? null : e.lang);
     }
   }
@@ -380,7 +380,7 @@ export function trainContext(
   return { header, hashed: W };
 }
 
-const EVERYDAY_EMOJI = [
+export const EVERYDAY_EMOJI = [
   '😀',
   '😂',
   '❤️',
