@@ -1,5 +1,6 @@
 import type { Db } from '../storage/database.ts';
 import type { WebhookRepository } from '../storage/repositories/webhooks.ts';
+import { TtlCache } from './ttl-cache.ts';
 
 /**
  * Which event types an account's enabled webhooks subscribe to, so that a decision records only the events someone
@@ -10,28 +11,26 @@ import type { WebhookRepository } from '../storage/repositories/webhooks.ts';
  * subscribed" is what the bound limits.
  */
 export class EventSubscriptions {
-  private readonly entries = new Map<string, { types: ReadonlySet<string>; until: number }>();
+  private readonly cache: TtlCache<string, ReadonlySet<string>>;
 
   constructor(
     private readonly webhooks: WebhookRepository,
-    readonly ttlMs: number,
-    private readonly maxEntries = 10_000,
-  ) {}
+    ttlMs: number,
+  ) {
+    this.cache = new TtlCache(ttlMs);
+  }
 
   /** The subscribed types of an account; `executor` is the open transaction the caller writes in. */
   async typesFor(executor: Db, accountId: string, now = Date.now()): Promise<ReadonlySet<string>> {
-    const entry = this.entries.get(accountId);
-    if (entry && entry.until > now) return entry.types;
+    const cached = this.cache.get(accountId, now);
+    if (cached) return cached;
     const hooks = await this.webhooks.enabledFor(executor, [accountId]);
     const types = new Set(hooks.flatMap((h) => h.events));
-    if (this.ttlMs > 0) {
-      if (this.entries.size >= this.maxEntries) this.entries.clear();
-      this.entries.set(accountId, { types, until: now + this.ttlMs });
-    }
+    this.cache.set(accountId, types, now);
     return types;
   }
 
   clear(): void {
-    this.entries.clear();
+    this.cache.clear();
   }
 }

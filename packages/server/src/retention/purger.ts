@@ -1,5 +1,6 @@
 import type { Db } from '../storage/database.ts';
-import { emptyHighlightText } from './redact.ts';
+import { decisionRow, toRecord } from '../storage/repositories/decisions.ts';
+import { withoutContent } from './redact.ts';
 
 /** Rows changed per statement: each batch is one short transaction, so purges never hold the writer for long. */
 const BATCH = 500;
@@ -84,7 +85,7 @@ export class RetentionPurger {
   private async redactBatch(before: string): Promise<number> {
     const rows = await this.db
       .selectFrom('decisions')
-      .select(['id', 'categories', 'replay_data', 'results', 'ocr'])
+      .selectAll()
       .where('created_at', '<', before)
       .where('content', '<>', '')
       .limit(BATCH)
@@ -92,14 +93,17 @@ export class RetentionPurger {
     if (rows.length === 0) return 0;
     await this.db.transaction().execute(async (trx) => {
       for (const row of rows) {
+        // the same redaction as a doNotStore decision's, so the two never disagree on what content is
+        const redacted = decisionRow(withoutContent(toRecord(row)));
         await trx
           .updateTable('decisions')
           .set({
-            content: '',
-            categories: withoutHighlightText(row.categories) ?? row.categories,
-            replay_data: withoutHighlightText(row.replay_data),
-            results: withoutHighlightText(row.results),
-            ocr: withoutHighlightText(row.ocr, true),
+            content: redacted.content,
+            request: redacted.request,
+            categories: redacted.categories,
+            replay_data: redacted.replay_data,
+            results: redacted.results,
+            ocr: redacted.ocr,
           })
           .where('id', '=', row.id)
           .execute();
@@ -107,17 +111,4 @@ export class RetentionPurger {
     });
     return rows.length;
   }
-}
-
-/** The JSON with every `text` of every highlight (and of text read in images) emptied; `inside`: all of it is. */
-function withoutHighlightText(json: string | null | undefined, inside = false): string | null {
-  if (json === null || json === undefined) return null;
-  let value: unknown;
-  try {
-    value = JSON.parse(json);
-  } catch {
-    return json;
-  }
-  emptyHighlightText(value, inside);
-  return JSON.stringify(value);
 }

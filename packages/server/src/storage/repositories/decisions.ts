@@ -102,7 +102,8 @@ function withContent(request: Record<string, unknown>, content: string): Record<
   return { ...request, body: { content, ...rest } };
 }
 
-function toRecord(row: DecisionsTable): DecisionRecord {
+/** A stored row as a decision record (the inverse of `decisionRow`). */
+export function toRecord(row: DecisionsTable): DecisionRecord {
   return {
     decisionId: row.id,
     accountId: row.account_id,
