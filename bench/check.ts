@@ -5,18 +5,15 @@
 //   node --import tsx bench/check.ts [seconds] [connections]
 // With BENCH_DATABASE_URL (a PostgreSQL server; a fresh database is created and dropped) and BENCH_REDIS_URL, a
 // third row runs the service on PostgreSQL + Redis.
-import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { fmt } from './lib/load.ts';
+import { SERVICE, startServer } from './lib/service.ts';
 import { hasWrk, type WrkResult, wrk } from './lib/wrk.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const repo = path.resolve(here, '..');
 const seconds = Number(process.argv[2] ?? 10);
 const connections = Number(process.argv[3] ?? 50);
 const KEY = 'vk_bench_key_000000000000000000';
@@ -29,28 +26,6 @@ const bodySuffix = '","policyId":"default"}';
 if (!hasWrk()) {
   console.error('bench/check.ts needs wrk: apt-get install -y wrk');
   process.exit(2);
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-async function waitReady(url: string, child: ChildProcess): Promise<void> {
-  for (let i = 0; i < 600; i++) {
-    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
-    const ok = await fetch(url).then(
-      (r) => r.status === 200,
-      () => false,
-    );
-    if (ok) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`${url} never became ready`);
 }
 
 interface Load {
@@ -77,19 +52,10 @@ async function measure(
   ready: string,
   load: Load = single,
 ) {
-  const port = await freePort();
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'verdict-bench-'));
-  const log = fs.openSync(path.join(dir, 'server.log'), 'w');
-  const child = spawn(process.execPath, args, {
-    cwd: repo,
-    env: { ...process.env, PORT: String(port), VERDICT_DATA_DIR: dir, ...env },
-    stdio: ['ignore', log, 'inherit'],
-  });
+  const server = await startServer(args, env, { ready });
   try {
-    const origin = `http://127.0.0.1:${port}`;
-    await waitReady(`${origin}${ready}`, child);
     const opts = {
-      url: `${origin}${load.path}`,
+      url: `${server.origin}${load.path}`,
       bodyPrefix: load.bodyPrefix,
       bodySuffix: load.bodySuffix,
       headers: { authorization: `Bearer ${KEY}` },
@@ -98,20 +64,18 @@ async function measure(
     };
     await wrk({ ...opts, seconds: 3 });
     const r = await wrk({ ...opts, seconds });
-    const logBytes = fs.statSync(path.join(dir, 'server.log')).size;
+    const logBytes = fs.statSync(server.logFile).size;
     console.log(
       `${name.padEnd(24)} ${fmt(r.rps).padStart(8)} req/s  p50 ${fmt(r.p50, 2)} ms  p99 ${fmt(r.p99, 2)} ms  errors ${r.errors}  log ${fmt(logBytes / Math.max(1, r.requests), 0)} B/req`,
     );
     return r;
   } finally {
-    child.kill('SIGTERM');
-    await new Promise((r) => child.once('exit', r));
-    fs.closeSync(log);
-    fs.rmSync(dir, { recursive: true, force: true });
+    await server.stop();
+    server.remove();
   }
 }
 
-const service = [path.join(repo, 'packages/server/dist/bin/verdict.js'), 'serve'];
+const service = SERVICE;
 const common = {
   VERDICT_BOOTSTRAP_KEY: KEY,
   VERDICT_RATE_LIMIT_PER_MINUTE: '10000000',

@@ -11,44 +11,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
-import sharp from 'sharp';
 import { loadConfig } from '../packages/server/src/config.ts';
 import { startServer } from '../packages/server/src/server.ts';
+import { makePhotos } from './lib/images.ts';
 import { fmt } from './lib/load.ts';
 
 const seconds = Number(process.argv[2] ?? 15);
 const connections = Number(process.argv[3] ?? 16);
 const KEY = 'vk_bench_key_000000000000000000';
-
-/** 16 distinct 640×480 JPEGs of smooth random texture with shapes: photo-like sizes (~30–60 KB) and decode cost. */
-async function makeImages(): Promise<Buffer[]> {
-  const out: Buffer[] = [];
-  for (let i = 0; i < 16; i++) {
-    const noise = await sharp({
-      create: {
-        width: 640,
-        height: 480,
-        channels: 3,
-        background: '#000',
-        noise: { type: 'gaussian', mean: 110 + i * 5, sigma: 60 },
-      },
-    })
-      .blur(2.5)
-      .png()
-      .toBuffer();
-    const shapes = Buffer.from(
-      `<svg width="640" height="480"><circle cx="${100 + i * 25}" cy="240" r="${60 + i * 4}" fill="#c86" opacity="0.8"/>` +
-        `<rect x="${380 - i * 10}" y="100" width="180" height="220" fill="#365" opacity="0.7"/></svg>`,
-    );
-    out.push(
-      await sharp(noise)
-        .composite([{ input: shapes }])
-        .jpeg({ quality: 85 })
-        .toBuffer(),
-    );
-  }
-  return out;
-}
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'verdict-bench-images-'));
 const { config, secrets } = loadConfig({
@@ -64,7 +34,7 @@ const pool = server.ctx.imageModel!;
 const loadStarted = performance.now();
 await pool.start();
 const loadMs = performance.now() - loadStarted;
-const images = await makeImages();
+const images = await makePhotos(16, { rect: true });
 const bodies = images.map((img) =>
   JSON.stringify({ content: img.toString('base64'), contentType: 'image', policyId: 'default' }),
 );

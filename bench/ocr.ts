@@ -8,6 +8,7 @@
 import { performance } from 'node:perf_hooks';
 import sharp from 'sharp';
 import { OcrEngine } from '../packages/server/src/ocr/engine.ts';
+import { makePhotos } from './lib/images.ts';
 
 const SENTENCES: Record<string, string> = {
   en: 'I will find you and hurt you',
@@ -169,32 +170,7 @@ await engine.close();
   const ocr = new OcrEngine({ timeoutMs: 3000, maxPixels: 100_000_000 });
   const withOcr = new ImageEvaluator(provider, fetch, { engine: ocr, text: new LocalTextProvider() });
   const without = new ImageEvaluator(provider, fetch);
-  const photos: string[] = [];
-  for (let i = 0; i < 16; i++) {
-    const noise = await sharp({
-      create: {
-        width: 640,
-        height: 480,
-        channels: 3,
-        background: '#000',
-        noise: { type: 'gaussian', mean: 110 + i * 5, sigma: 60 },
-      },
-    })
-      .blur(2.5)
-      .png()
-      .toBuffer();
-    const shapes = Buffer.from(
-      `<svg width="640" height="480"><circle cx="${100 + i * 25}" cy="240" r="${60 + i * 4}" fill="#c86" opacity="0.8"/></svg>`,
-    );
-    photos.push(
-      (
-        await sharp(noise)
-          .composite([{ input: shapes }])
-          .jpeg({ quality: 85 })
-          .toBuffer()
-      ).toString('base64'),
-    );
-  }
+  const photos = (await makePhotos(16, { rect: false })).map((photo) => photo.toString('base64'));
   const rate = async (evaluator: InstanceType<typeof ImageEvaluator>, seconds: number) => {
     let done = 0;
     let next = 0;

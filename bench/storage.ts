@@ -2,36 +2,25 @@
 // texts (each different, no webhook subscribed), is stopped (its last checkpoint folds the write-ahead log into the
 // database file), and the file's growth over the fresh database is divided by N. Run by hand:
 //   node --import tsx bench/storage.ts [checks]
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
+import { SERVICE, startServer } from './lib/service.ts';
 
-const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const checks = Number(process.argv[2] ?? 5000);
 const KEY = 'vk_bench_key_000000000000000000';
 const SAMPLE =
   'Honestly this thread is getting out of hand, people keep posting the same links over and over. ' +
   'Can a moderator please lock it? Some replies are rude and a couple are outright insults to other users';
 
-const port = await new Promise<number>((resolve) => {
-  const s = net.createServer().listen(0, '127.0.0.1', () => {
-    const { port } = s.address() as net.AddressInfo;
-    s.close(() => resolve(port));
-  });
-});
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'verdict-storage-'));
 const file = path.join(dataDir, 'verdict.db');
 
 async function run(n: number): Promise<void> {
-  const child = spawn(process.execPath, [path.join(repo, 'packages/server/dist/bin/verdict.js'), 'serve'], {
-    env: {
-      ...process.env,
-      PORT: String(port),
-      VERDICT_DATA_DIR: dataDir,
+  const server = await startServer(
+    SERVICE,
+    {
       VERDICT_BOOTSTRAP_KEY: KEY,
       VERDICT_IMAGE_PRELOAD: 'false',
       VERDICT_RATE_LIMITS: 'false',
@@ -39,18 +28,9 @@ async function run(n: number): Promise<void> {
       DATABASE_URL: '',
       REDIS_URL: '',
     },
-    stdio: 'ignore',
-  });
-  const origin = `http://127.0.0.1:${port}`;
-  for (;;) {
-    const ok = await fetch(`${origin}/readyz`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (ok) break;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  const pool = new Pool(origin, { connections: 16 });
+    { dataDir },
+  );
+  const pool = new Pool(server.origin, { connections: 16 });
   let next = 0;
   await Promise.all(
     Array.from({ length: 16 }, async () => {
@@ -68,8 +48,7 @@ async function run(n: number): Promise<void> {
     }),
   );
   await pool.close();
-  child.kill('SIGTERM');
-  await new Promise((r) => child.once('exit', r));
+  await server.stop(); // its last checkpoint folds the write-ahead log into the database file
 }
 
 await run(0);

@@ -92,6 +92,20 @@ export function describeError(
   return { code: 'INTERNAL_ERROR', message: 'An internal error occurred' };
 }
 
+/**
+ * The error handler of a compatibility route: the error described and its headers set as the one handler does, its
+ * status with validation errors (422) as 400 (as OpenAI and Google answer them), and `render` gives the body in the
+ * foreign API's shape.
+ */
+export function compatErrorHandler(render: (described: DescribedError, status: number) => unknown) {
+  return (error: FastifyError | AppError | Error, request: FastifyRequest, reply: FastifyReply) => {
+    const described = describeError(error, request);
+    if (described.headers) reply.headers(described.headers);
+    const status = ERROR_STATUS[described.code] === 422 ? 400 : ERROR_STATUS[described.code];
+    return reply.code(status).send(render(described, status));
+  };
+}
+
 /** One error handler: spec codes for domain errors, no internals for anything unexpected. */
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | AppError | Error, request, reply) => {

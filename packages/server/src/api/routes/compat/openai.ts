@@ -1,9 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { AppContext } from '../../../context.ts';
-import { ERROR_STATUS } from '../../../domain/errors.ts';
 import { principalOf } from '../../plugins/auth.ts';
-import { describeError } from '../../plugins/errors.ts';
+import { compatErrorHandler } from '../../plugins/errors.ts';
 
 /** Images may come inline as data URLs: the limit of /v1/check. */
 const BODY_LIMIT = 28 * 1024 * 1024;
@@ -42,20 +41,19 @@ const ModerationResult = Type.Object({
 export const openaiCompatRoutes =
   (ctx: AppContext): FastifyPluginAsyncTypebox =>
   async (app) => {
-    app.setErrorHandler((error, request, reply) => {
-      const described = describeError(error as Error, request);
-      if (described.headers) reply.headers(described.headers);
-      const status = ERROR_STATUS[described.code] === 422 ? 400 : ERROR_STATUS[described.code];
-      const field = described.details?.field;
-      return reply.code(status).send({
-        error: {
-          message: described.message,
-          type: errorType(status),
-          param: typeof field === 'string' ? field : null,
-          code: described.code.toLowerCase(),
-        },
-      });
-    });
+    app.setErrorHandler(
+      compatErrorHandler((described, status) => {
+        const field = described.details?.field;
+        return {
+          error: {
+            message: described.message,
+            type: errorType(status),
+            param: typeof field === 'string' ? field : null,
+            code: described.code.toLowerCase(),
+          },
+        };
+      }),
+    );
 
     app.post(
       '/v1/moderations',

@@ -1,9 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { AppContext } from '../../../context.ts';
-import { ERROR_STATUS } from '../../../domain/errors.ts';
 import { principalOf } from '../../plugins/auth.ts';
-import { describeError } from '../../plugins/errors.ts';
+import { compatErrorHandler } from '../../plugins/errors.ts';
 
 /** google.rpc canonical status names for the statuses Verdict answers with. */
 const GOOGLE_STATUS: Record<number, string> = {
@@ -40,11 +39,8 @@ const Score = Type.Object({ value: Type.Number(), type: Type.Literal('PROBABILIT
 export const perspectiveRoutes =
   (ctx: AppContext): FastifyPluginAsyncTypebox =>
   async (app) => {
-    app.setErrorHandler((error, request, reply) => {
-      const described = describeError(error as Error, request);
-      if (described.headers) reply.headers(described.headers);
-      const status = ERROR_STATUS[described.code] === 422 ? 400 : ERROR_STATUS[described.code];
-      return reply.code(status).send({
+    app.setErrorHandler(
+      compatErrorHandler((described, status) => ({
         error: {
           code: status,
           message: described.message,
@@ -58,8 +54,8 @@ export const perspectiveRoutes =
             },
           ],
         },
-      });
-    });
+      })),
+    );
 
     // `::` is a literal colon in a Fastify path
     app.post(

@@ -1,0 +1,82 @@
+// A server process for a benchmark: on a free port, in a fresh data directory, its stdout written to a log file,
+// answered once `ready` says 200. `stop()` ends it (SIGTERM: the service checkpoints and closes) and keeps the data
+// directory until `remove()`, so a bench can measure what the service left behind.
+import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+/** The service as `npm start` runs it: compiled JavaScript. */
+export const SERVICE = [path.join(REPO, 'packages/server/dist/bin/verdict.js'), 'serve'];
+
+export interface BenchServer {
+  origin: string;
+  dataDir: string;
+  logFile: string;
+  child: ChildProcess;
+  stop(): Promise<void>;
+  remove(): void;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as net.AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export async function startServer(
+  args: string[],
+  env: Record<string, string>,
+  options: { ready?: string; dataDir?: string } = {},
+): Promise<BenchServer> {
+  const port = await freePort();
+  const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'verdict-bench-'));
+  const logFile = path.join(dataDir, 'server.log');
+  const log = fs.openSync(logFile, 'w');
+  const child = spawn(process.execPath, args, {
+    cwd: REPO,
+    env: { ...process.env, PORT: String(port), VERDICT_DATA_DIR: dataDir, ...env },
+    stdio: ['ignore', log, 'inherit'],
+  });
+  const origin = `http://127.0.0.1:${port}`;
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGTERM');
+      await new Promise((r) => child.once('exit', r));
+    }
+    fs.closeSync(log);
+  };
+  try {
+    await waitReady(`${origin}${options.ready ?? '/readyz'}`, child);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return {
+    origin,
+    dataDir,
+    logFile,
+    child,
+    stop,
+    remove: () => fs.rmSync(dataDir, { recursive: true, force: true }),
+  };
+}
+
+async function waitReady(url: string, child: ChildProcess): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
+    const ok = await fetch(url).then(
+      (r) => r.status === 200,
+      () => false,
+    );
+    if (ok) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${url} never became ready`);
+}
