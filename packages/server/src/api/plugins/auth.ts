@@ -34,7 +34,7 @@ const MESSAGES = {
 } as const;
 
 /** The presented key: undefined when none is (no header, or "Bearer" with nothing after it), '' when malformed. */
-function bearer(request: FastifyRequest): string | undefined {
+export function bearer(request: FastifyRequest): string | undefined {
   const header = request.headers.authorization;
   if (!header || /^\s*(?:Bearer\s*)?$/i.test(header)) return undefined;
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);

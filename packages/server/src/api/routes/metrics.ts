@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastif
 import type { AppContext } from '../../context.ts';
 import { AppError } from '../../domain/errors.ts';
 import { hasScope } from '../../domain/principal.ts';
+import { bearer } from '../plugins/auth.ts';
 
 /** `GET /metrics`: Prometheus text, for an admin key or the VERDICT_METRICS_TOKEN bearer token. */
 export const metricsRoutes =
@@ -16,10 +17,9 @@ export const metricsRoutes =
   };
 
 async function authorize(ctx: AppContext, request: FastifyRequest): Promise<void> {
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
-  if (!match)
+  const presented = bearer(request);
+  if (!presented)
     throw new AppError('MISSING_API_KEY', 'Send an admin key or the metrics token as a Bearer token');
-  const presented = match[1]!;
   const token = ctx.secrets.metricsToken;
   if (token && equal(presented, token)) return;
   const result = await ctx.keys.verify(presented);
