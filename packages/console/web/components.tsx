@@ -216,3 +216,129 @@ export function Pager(props: {
     </nav>
   );
 }
+
+/** A column of `TableHead`: a label, or one hidden on narrow screens, or one read only by screen readers. */
+export type Column = string | { label: string; narrow?: boolean; srOnly?: boolean };
+
+/** The `<thead>` of a data table; `false` entries (columns shown only sometimes) are skipped. */
+export function TableHead(props: { columns: (Column | false)[] }) {
+  return (
+    <thead>
+      <tr>
+        {props.columns.map((column) => {
+          if (column === false) return null;
+          const { label, narrow, srOnly } = typeof column === 'string' ? { label: column } : column;
+          return (
+            <th key={label} scope="col" class={narrow ? 'hide-narrow' : undefined}>
+              {srOnly ? <span class="sr-only">{label}</span> : label}
+            </th>
+          );
+        })}
+      </tr>
+    </thead>
+  );
+}
+
+/**
+ * The shell of a "create" form (a key, a webhook endpoint): a titled card, a
+ * validation or API error, and Cancel / submit buttons. `submit` reads the form and
+ * returns the request, or a message to show instead of sending it.
+ */
+export function CreateForm<T>(props: {
+  id: string;
+  title: string;
+  submitLabel: string;
+  busyLabel: string;
+  submit: (form: FormData) => Promise<T> | string;
+  onCreated: (created: T) => void;
+  onCancel: () => void;
+  children: ComponentChildren;
+}) {
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const onSubmit = (event: Event) => {
+    event.preventDefault();
+    const request = props.submit(new FormData(event.currentTarget as HTMLFormElement));
+    if (typeof request === 'string') {
+      setError(request);
+      return;
+    }
+    setBusy(true);
+    setError(null);
+    request.then(props.onCreated, (failure: unknown) => {
+      setBusy(false);
+      setError(describeError(failure));
+    });
+  };
+  return (
+    <form class="card form-grid" onSubmit={onSubmit} aria-labelledby={props.id}>
+      <h2 id={props.id} class="span-all">
+        {props.title}
+      </h2>
+      {props.children}
+      {error && (
+        <p class="notice error span-all" role="alert">
+          {error}
+        </p>
+      )}
+      <div class="form-actions span-all">
+        <button type="button" class="button" onClick={props.onCancel}>
+          Cancel
+        </button>
+        <button type="submit" class="button primary" disabled={busy}>
+          {busy ? props.busyLabel : props.submitLabel}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+/** A full-width group of checkboxes named `name`, one per option, with `checked` ticked at first. */
+export function CheckGroup(props: {
+  legend: string;
+  name: string;
+  options: readonly string[];
+  checked: string;
+}) {
+  return (
+    <fieldset class="field span-all">
+      <legend>{props.legend}</legend>
+      <div class="checks">
+        {props.options.map((option) => (
+          <label key={option} class="check">
+            <input
+              type="checkbox"
+              name={props.name}
+              value={option}
+              defaultChecked={option === props.checked}
+            />{' '}
+            {option}
+          </label>
+        ))}
+      </div>
+    </fieldset>
+  );
+}
+
+/**
+ * The state of a list page that creates items in place: whether the form is open,
+ * and the item just created (its one-time secret is shown until the form reopens).
+ */
+export function useCreating<T>(reload: () => void) {
+  const [creating, setCreating] = useState(false);
+  const [created, setCreated] = useState<T | null>(null);
+  return {
+    creating,
+    created,
+    open: () => {
+      setCreated(null);
+      setCreating(true);
+    },
+    cancel: () => setCreating(false),
+    done: (item: T) => {
+      setCreating(false);
+      setCreated(item);
+      reload();
+    },
+  };
+}

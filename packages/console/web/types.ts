@@ -1,5 +1,7 @@
 /** Shapes of the public API's answers, as the console reads them (see /openapi.json). */
 
+import type { components } from '@verdict/sdk';
+
 export type Action = 'allow' | 'warn' | 'flag' | 'block';
 export const ACTIONS: Action[] = ['allow', 'warn', 'flag', 'block'];
 export const CATEGORIES = [
@@ -125,32 +127,11 @@ export interface Policy {
   updatedAt: string;
 }
 
-export interface ApiKey {
-  id: string;
-  prefix: string;
-  last4: string;
-  name: string;
-  scopes: string[];
-  accountId: string;
-  expiresAt: string | null;
-  revokedAt: string | null;
-  lastUsedAt: string | null;
-  rateLimit: { perMinute: number; burstPerSecond: number } | null;
-  createdAt: string;
-  key?: string;
-}
+/** As the SDK's generated OpenAPI types have it (a type-only import: nothing is bundled). */
+export type ApiKey = components['schemas']['ApiKey'];
 
-export interface Webhook {
-  id: string;
-  url: string;
-  events: string[];
-  description: string | null;
-  enabled: boolean;
-  disabledReason: string | null;
-  createdAt: string;
-  updatedAt: string;
-  secret?: string;
-}
+/** As the SDK's generated OpenAPI types have it (a type-only import: nothing is bundled). */
+export type Webhook = components['schemas']['Webhook'];
 
 export interface Delivery {
   id: string;

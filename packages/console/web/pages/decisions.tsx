@@ -8,6 +8,7 @@ import {
   Loading,
   PageHeader,
   Pager,
+  TableHead,
   useLoad,
 } from '../components.tsx';
 import { formatTime, label, truncate } from '../format.ts';
@@ -165,22 +166,16 @@ export function DecisionsPage(props: { query: URLSearchParams }) {
         <div class={`card table-card ${loading ? 'stale' : ''}`}>
           <table class="table">
             <caption class="sr-only">Decisions</caption>
-            <thead>
-              <tr>
-                <th scope="col">Time</th>
-                <th scope="col">Action</th>
-                <th scope="col">Content</th>
-                <th scope="col" class="hide-narrow">
-                  Type
-                </th>
-                <th scope="col" class="hide-narrow">
-                  Policy
-                </th>
-                <th scope="col" class="hide-narrow">
-                  Triggered
-                </th>
-              </tr>
-            </thead>
+            <TableHead
+              columns={[
+                'Time',
+                'Action',
+                'Content',
+                { label: 'Type', narrow: true },
+                { label: 'Policy', narrow: true },
+                { label: 'Triggered', narrow: true },
+              ]}
+            />
             <tbody>
               {data.decisions.map((d) => (
                 <tr key={d.decisionId}>

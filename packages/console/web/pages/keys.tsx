@@ -1,7 +1,9 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import {
+  CheckGroup,
   ConfirmDialog,
+  CreateForm,
   describeError,
   Empty,
   ErrorMessage,
@@ -9,6 +11,8 @@ import {
   PageHeader,
   SecretOnce,
   StatusBadge,
+  TableHead,
+  useCreating,
   useLoad,
 } from '../components.tsx';
 import { formatDate, formatTime } from '../format.ts';
@@ -29,38 +33,29 @@ function status(key: ApiKey): { ok: boolean; text: string } {
 }
 
 function CreateKey(props: { onCreated: (key: ApiKey) => void; onCancel: () => void }) {
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const submit = (event: Event) => {
-    event.preventDefault();
-    const form = new FormData(event.currentTarget as HTMLFormElement);
+  const submit = (form: FormData) => {
     const scopes = form.getAll('scopes').map(String);
     const days = Number(form.get('expiry'));
     const perMinute = Number(form.get('perMinute'));
     const burstPerSecond = Number(form.get('burstPerSecond'));
-    if (scopes.length === 0) {
-      setError('Choose at least one scope.');
-      return;
-    }
-    setBusy(true);
-    setError(null);
-    api
-      .post<ApiKey>('/v1/keys', {
-        name: String(form.get('name')).trim(),
-        scopes,
-        ...(days > 0 && { expiresAt: new Date(Date.now() + days * 86_400_000).toISOString() }),
-        ...(perMinute > 0 && burstPerSecond > 0 && { rateLimit: { perMinute, burstPerSecond } }),
-      })
-      .then(props.onCreated, (failure: unknown) => {
-        setBusy(false);
-        setError(describeError(failure));
-      });
+    if (scopes.length === 0) return 'Choose at least one scope.';
+    return api.post<ApiKey>('/v1/keys', {
+      name: String(form.get('name')).trim(),
+      scopes,
+      ...(days > 0 && { expiresAt: new Date(Date.now() + days * 86_400_000).toISOString() }),
+      ...(perMinute > 0 && burstPerSecond > 0 && { rateLimit: { perMinute, burstPerSecond } }),
+    });
   };
   return (
-    <form class="card form-grid" onSubmit={submit} aria-labelledby="create-key-title">
-      <h2 id="create-key-title" class="span-all">
-        Create key
-      </h2>
+    <CreateForm
+      id="create-key-title"
+      title="Create key"
+      submitLabel="Create key"
+      busyLabel="Creating…"
+      submit={submit}
+      onCreated={props.onCreated}
+      onCancel={props.onCancel}
+    >
       <label class="field">
         <span>Name</span>
         <input name="name" required maxLength={200} placeholder="e.g. production web app" />
@@ -75,16 +70,7 @@ function CreateKey(props: { onCreated: (key: ApiKey) => void; onCancel: () => vo
           ))}
         </select>
       </label>
-      <fieldset class="field span-all">
-        <legend>Scopes</legend>
-        <div class="checks">
-          {SCOPES.map((s) => (
-            <label key={s} class="check">
-              <input type="checkbox" name="scopes" value={s} defaultChecked={s === 'check'} /> {s}
-            </label>
-          ))}
-        </div>
-      </fieldset>
+      <CheckGroup legend="Scopes" name="scopes" options={SCOPES} checked="check" />
       <label class="field">
         <span>Requests per minute (optional)</span>
         <input name="perMinute" type="number" min={1} max={1000000} inputMode="numeric" />
@@ -93,27 +79,13 @@ function CreateKey(props: { onCreated: (key: ApiKey) => void; onCancel: () => vo
         <span>Burst per second (optional)</span>
         <input name="burstPerSecond" type="number" min={1} max={1000000} inputMode="numeric" />
       </label>
-      {error && (
-        <p class="notice error span-all" role="alert">
-          {error}
-        </p>
-      )}
-      <div class="form-actions span-all">
-        <button type="button" class="button" onClick={props.onCancel}>
-          Cancel
-        </button>
-        <button type="submit" class="button primary" disabled={busy}>
-          {busy ? 'Creating…' : 'Create key'}
-        </button>
-      </div>
-    </form>
+    </CreateForm>
   );
 }
 
 export function KeysPage(props: { currentKeyId: string }) {
   const { data, error, loading, reload } = useLoad(() => api.get<{ keys: ApiKey[] }>('/v1/keys'), []);
-  const [creating, setCreating] = useState(false);
-  const [created, setCreated] = useState<ApiKey | null>(null);
+  const { creating, created, open, cancel, done } = useCreating<ApiKey>(reload);
   const [revoking, setRevoking] = useState<ApiKey | null>(null);
   const [actionError, setActionError] = useState<string | null>(null);
   const accounts = new Set(data?.keys.map((k) => k.accountId));
@@ -131,29 +103,13 @@ export function KeysPage(props: { currentKeyId: string }) {
         description="API keys authenticate your applications. A key is shown once, when it is created."
         actions={
           !creating && (
-            <button
-              type="button"
-              class="button primary"
-              onClick={() => {
-                setCreated(null);
-                setCreating(true);
-              }}
-            >
+            <button type="button" class="button primary" onClick={open}>
               Create key
             </button>
           )
         }
       />
-      {creating && (
-        <CreateKey
-          onCancel={() => setCreating(false)}
-          onCreated={(key) => {
-            setCreating(false);
-            setCreated(key);
-            reload();
-          }}
-        />
-      )}
+      {creating && <CreateKey onCancel={cancel} onCreated={done} />}
       {created?.key && (
         <SecretOnce title={`Key “${created.name}” created.`} value={created.key}>
           Copy it now: it is not shown again.
@@ -171,36 +127,20 @@ export function KeysPage(props: { currentKeyId: string }) {
         <div class="card table-card">
           <table class="table">
             <caption class="sr-only">API keys</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Key</th>
-                <th scope="col" class="hide-narrow">
-                  Scopes
-                </th>
-                {accounts.size > 1 && (
-                  <th scope="col" class="hide-narrow">
-                    Account
-                  </th>
-                )}
-                <th scope="col" class="hide-narrow">
-                  Expires
-                </th>
-                <th scope="col" class="hide-narrow">
-                  Rate limit
-                </th>
-                <th scope="col" class="hide-narrow">
-                  Created
-                </th>
-                <th scope="col" class="hide-narrow">
-                  Last used
-                </th>
-                <th scope="col">Status</th>
-                <th scope="col">
-                  <span class="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
+            <TableHead
+              columns={[
+                'Name',
+                'Key',
+                { label: 'Scopes', narrow: true },
+                accounts.size > 1 && { label: 'Account', narrow: true },
+                { label: 'Expires', narrow: true },
+                { label: 'Rate limit', narrow: true },
+                { label: 'Created', narrow: true },
+                { label: 'Last used', narrow: true },
+                'Status',
+                { label: 'Actions', srOnly: true },
+              ]}
+            />
             <tbody>
               {data.keys.map((key) => {
                 const s = status(key);

@@ -1,5 +1,5 @@
 import { api } from '../api.ts';
-import { Empty, ErrorMessage, Link, Loading, PageHeader, useLoad } from '../components.tsx';
+import { Empty, ErrorMessage, Link, Loading, PageHeader, TableHead, useLoad } from '../components.tsx';
 import { formatTime, label } from '../format.ts';
 import { navigate } from '../router.ts';
 import type { Policy } from '../types.ts';
@@ -24,19 +24,15 @@ export function PoliciesPage() {
         <div class="card table-card">
           <table class="table">
             <caption class="sr-only">Policies</caption>
-            <thead>
-              <tr>
-                <th scope="col">Policy ID</th>
-                <th scope="col">Name</th>
-                <th scope="col" class="hide-narrow">
-                  Categories
-                </th>
-                <th scope="col">Version</th>
-                <th scope="col" class="hide-narrow">
-                  Updated
-                </th>
-              </tr>
-            </thead>
+            <TableHead
+              columns={[
+                'Policy ID',
+                'Name',
+                { label: 'Categories', narrow: true },
+                'Version',
+                { label: 'Updated', narrow: true },
+              ]}
+            />
             <tbody>
               {data.policies.map((p) => (
                 <tr key={p.policyId}>

@@ -11,6 +11,7 @@ import {
   Pager,
   SecretOnce,
   StatusBadge,
+  TableHead,
   useLoad,
 } from '../components.tsx';
 import { formatTime, ms } from '../format.ts';
@@ -45,23 +46,17 @@ function Deliveries(props: { webhookId: string; version: number }) {
         <>
           <table class="table">
             <caption class="sr-only">Delivery attempts, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Time</th>
-                <th scope="col">Event</th>
-                <th scope="col" class="hide-narrow">
-                  Attempt
-                </th>
-                <th scope="col">Status</th>
-                <th scope="col">Response</th>
-                <th scope="col" class="hide-narrow">
-                  Duration
-                </th>
-                <th scope="col" class="hide-narrow">
-                  Error
-                </th>
-              </tr>
-            </thead>
+            <TableHead
+              columns={[
+                'Time',
+                'Event',
+                { label: 'Attempt', narrow: true },
+                'Status',
+                'Response',
+                { label: 'Duration', narrow: true },
+                { label: 'Error', narrow: true },
+              ]}
+            />
             <tbody>
               {data.deliveries.map((d) => (
                 <tr key={d.id}>

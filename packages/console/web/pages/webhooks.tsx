@@ -1,7 +1,7 @@
-import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import {
-  describeError,
+  CheckGroup,
+  CreateForm,
   Empty,
   ErrorMessage,
   Link,
@@ -9,41 +9,34 @@ import {
   PageHeader,
   SecretOnce,
   StatusBadge,
+  TableHead,
+  useCreating,
   useLoad,
 } from '../components.tsx';
 import { truncate } from '../format.ts';
 import { EVENT_TYPES, type Webhook } from '../types.ts';
 
 function CreateWebhook(props: { onCreated: (webhook: Webhook) => void; onCancel: () => void }) {
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const submit = (event: Event) => {
-    event.preventDefault();
-    const form = new FormData(event.currentTarget as HTMLFormElement);
+  const submit = (form: FormData) => {
     const events = form.getAll('events').map(String);
-    if (events.length === 0) {
-      setError('Choose at least one event.');
-      return;
-    }
+    if (events.length === 0) return 'Choose at least one event.';
     const description = String(form.get('description') ?? '').trim();
-    setBusy(true);
-    setError(null);
-    api
-      .post<Webhook>('/v1/webhooks', {
-        url: String(form.get('url')).trim(),
-        events,
-        ...(description && { description }),
-      })
-      .then(props.onCreated, (failure: unknown) => {
-        setBusy(false);
-        setError(describeError(failure));
-      });
+    return api.post<Webhook>('/v1/webhooks', {
+      url: String(form.get('url')).trim(),
+      events,
+      ...(description && { description }),
+    });
   };
   return (
-    <form class="card form-grid" onSubmit={submit} aria-labelledby="create-webhook-title">
-      <h2 id="create-webhook-title" class="span-all">
-        Add an endpoint
-      </h2>
+    <CreateForm
+      id="create-webhook-title"
+      title="Add an endpoint"
+      submitLabel="Add endpoint"
+      busyLabel="Checking the endpoint…"
+      submit={submit}
+      onCreated={props.onCreated}
+      onCancel={props.onCancel}
+    >
       <label class="field span-all">
         <span>Endpoint URL</span>
         <input name="url" type="url" required placeholder="https://example.com/verdict-events" />
@@ -52,30 +45,8 @@ function CreateWebhook(props: { onCreated: (webhook: Webhook) => void; onCancel:
         <span>Description (optional)</span>
         <input name="description" maxLength={500} />
       </label>
-      <fieldset class="field span-all">
-        <legend>Events</legend>
-        <div class="checks">
-          {EVENT_TYPES.map((e) => (
-            <label key={e} class="check">
-              <input type="checkbox" name="events" value={e} defaultChecked={e === 'decision.flagged'} /> {e}
-            </label>
-          ))}
-        </div>
-      </fieldset>
-      {error && (
-        <p class="notice error span-all" role="alert">
-          {error}
-        </p>
-      )}
-      <div class="form-actions span-all">
-        <button type="button" class="button" onClick={props.onCancel}>
-          Cancel
-        </button>
-        <button type="submit" class="button primary" disabled={busy}>
-          {busy ? 'Checking the endpoint…' : 'Add endpoint'}
-        </button>
-      </div>
-    </form>
+      <CheckGroup legend="Events" name="events" options={EVENT_TYPES} checked="decision.flagged" />
+    </CreateForm>
   );
 }
 
@@ -84,8 +55,7 @@ export function WebhooksPage() {
     () => api.get<{ webhooks: Webhook[] }>('/v1/webhooks'),
     [],
   );
-  const [creating, setCreating] = useState(false);
-  const [created, setCreated] = useState<Webhook | null>(null);
+  const { creating, created, open, cancel, done } = useCreating<Webhook>(reload);
   return (
     <section>
       <PageHeader
@@ -93,29 +63,13 @@ export function WebhooksPage() {
         description="Endpoints that receive signed events when decisions are made or batches finish."
         actions={
           !creating && (
-            <button
-              type="button"
-              class="button primary"
-              onClick={() => {
-                setCreated(null);
-                setCreating(true);
-              }}
-            >
+            <button type="button" class="button primary" onClick={open}>
               Add endpoint
             </button>
           )
         }
       />
-      {creating && (
-        <CreateWebhook
-          onCancel={() => setCreating(false)}
-          onCreated={(webhook) => {
-            setCreating(false);
-            setCreated(webhook);
-            reload();
-          }}
-        />
-      )}
+      {creating && <CreateWebhook onCancel={cancel} onCreated={done} />}
       {created?.secret && (
         <SecretOnce title="Endpoint added. Its signing secret:" value={created.secret}>
           Copy it now; it is not shown again (you can rotate it later).{' '}
@@ -133,18 +87,14 @@ export function WebhooksPage() {
         <div class="card table-card">
           <table class="table">
             <caption class="sr-only">Webhook endpoints</caption>
-            <thead>
-              <tr>
-                <th scope="col">Endpoint</th>
-                <th scope="col" class="hide-narrow">
-                  Events
-                </th>
-                <th scope="col" class="hide-narrow">
-                  Description
-                </th>
-                <th scope="col">Status</th>
-              </tr>
-            </thead>
+            <TableHead
+              columns={[
+                'Endpoint',
+                { label: 'Events', narrow: true },
+                { label: 'Description', narrow: true },
+                'Status',
+              ]}
+            />
             <tbody>
               {data.webhooks.map((w) => (
                 <tr key={w.id}>
