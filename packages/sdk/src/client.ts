@@ -1,5 +1,6 @@
 import { APIClient, type RequestOptions } from './core.ts';
 import { AccountResource, Accounts, Keys, ProvidersResource, UsageResource } from './resources/admin.ts';
+import { Audit } from './resources/audit.ts';
 import { Banks } from './resources/banks.ts';
 import { Batch } from './resources/batch.ts';
 import { Decisions } from './resources/decisions.ts';
@@ -37,6 +38,7 @@ export class Verdict extends APIClient {
   readonly usage = new UsageResource(this);
   readonly providers = new ProvidersResource(this);
   readonly stats = new StatsResource(this);
+  readonly audit = new Audit(this);
 
   /** Checks one text, image or video URL against a policy and stores the decision. */
   check(params: CheckParams, options?: RequestOptions): Promise<CheckResult> {

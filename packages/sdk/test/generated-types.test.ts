@@ -97,6 +97,7 @@ describe('SDK types follow the server schemas', () => {
       v.banks.import(id, 'a'),
       v.providers.list(),
       v.stats.get(),
+      v.audit.list({ action: 'key.revoked' }),
     ];
     await Promise.all(calls);
     const operations = [...documentPaths(document), ...PENDING_PATHS]

@@ -14,6 +14,7 @@ import { registerConsoleStatic } from './api/routes/dashboard/static.ts';
 import { healthRoutes } from './api/routes/health.ts';
 import { metricsRoutes, registerHttpMetrics } from './api/routes/metrics.ts';
 import { adminRoutes } from './api/routes/v1/admin.ts';
+import { auditRoutes } from './api/routes/v1/audit.ts';
 import { bankRoutes } from './api/routes/v1/banks.ts';
 import { batchRoutes } from './api/routes/v1/batch.ts';
 import { checkRoutes } from './api/routes/v1/checks.ts';
@@ -26,6 +27,7 @@ import { usageRoutes } from './api/routes/v1/usage.ts';
 import { videoRoutes } from './api/routes/v1/video.ts';
 import { webhookRoutes } from './api/routes/v1/webhooks.ts';
 import { Account, ApiKey, Policy } from './api/schemas/admin.ts';
+import { AuditEntry } from './api/schemas/audit.ts';
 import { Bank, BankItem, BankMatch } from './api/schemas/banks.ts';
 import { CheckResult, Decision } from './api/schemas/checks.ts';
 import { ErrorBody } from './api/schemas/common.ts';
@@ -83,6 +85,7 @@ export async function buildApp(
 
   for (const schema of [ErrorBody, CheckResult, Decision, Policy, ApiKey, Account]) app.addSchema(schema);
   app.addSchema(Webhook);
+  app.addSchema(AuditEntry);
   for (const schema of [BankMatch, Bank, BankItem]) app.addSchema(schema);
 
   await app.register(swagger, {
@@ -128,6 +131,7 @@ export async function buildApp(
   await app.register(decisionRoutes(ctx));
   await app.register(adminRoutes(ctx));
   await app.register(usageRoutes(ctx));
+  await app.register(auditRoutes(ctx));
   await app.register(batchRoutes(ctx));
   await app.register(webhookRoutes(ctx));
   await app.register(videoRoutes(ctx));

@@ -1,3 +1,4 @@
+import type { AuditSink } from './audit/types.ts';
 import { type Config, extraCa } from './config.ts';
 import { BatchService } from './domain/batches.ts';
 import type { CheckService } from './domain/checks.ts';
@@ -43,6 +44,7 @@ export function createEventsContext(
     checks: CheckService;
     decisionStore: DecisionStore;
     usage: UsageService;
+    audit: AuditSink;
     queue?: Queue;
   },
 ): EventsContext {
@@ -75,7 +77,7 @@ export function createEventsContext(
   return {
     queue,
     events,
-    webhooks: new WebhookService(webhookRepository, webhookDeliverer, subscriptions),
+    webhooks: new WebhookService(webhookRepository, webhookDeliverer, deps.audit, subscriptions),
     webhookDeliverer,
     batches,
     outboxRelay: new OutboxRelay(

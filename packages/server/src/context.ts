@@ -1,4 +1,6 @@
 import { Redis } from 'ioredis';
+import { AuditLog } from './audit/audit-log.ts';
+import { AuditRepository } from './audit/repository.ts';
 import { BankMatcher } from './banks/matcher.ts';
 import { BankService } from './banks/service.ts';
 import { createEventsContext, type EventsContext } from './compose-events.ts';
@@ -81,6 +83,8 @@ export interface AppContext extends EventsContext {
   idempotency: IdempotencyRepository;
   /** Hash banks (issue 20): CRUD and import; matching runs inside checks through the matcher. */
   banks: BankService;
+  /** The append-only log of human and administrative actions (GET /v1/audit). */
+  audit: AuditLog;
   /** Prometheus metrics of this instance (GET /metrics). */
   metrics: Metrics;
   /** Content redaction and decision deletion after their retention periods (run by the worker's sweep). */
@@ -134,14 +138,16 @@ export async function createContext(
     : null;
   const textReader = ocr && { engine: ocr, text: textProvider };
   evaluators.register(new ImageEvaluator(imageProvider, imageFetch, textReader, providers));
+  const audit = new AuditLog(new AuditRepository(db));
   const bankRepo = new BankRepository(db);
-  const banks = new BankService(bankRepo, imageFetch);
+  const banks = new BankService(bankRepo, imageFetch, audit);
   const bankMatcher = new BankMatcher(bankRepo, MAX_IMAGE_PIXELS);
   // Video URLs go through the same fetcher settings (and test seams) as image URLs.
   evaluators.register(createVideoEvaluator(config, imageProvider, overrides.imageFetch, textReader));
   const decisionStore = new DecisionStore(db, database.engine);
   const policies = new PolicyService(
     new PolicyRepository(db, database.engine),
+    audit,
     providers,
     (accountId, names) => banks.existingNames(accountId, names),
   );
@@ -164,6 +170,7 @@ export async function createContext(
     checks,
     decisionStore,
     usage,
+    audit,
     ...(overrides.queue && { queue: overrides.queue }),
   });
   const videos = createVideoService(config, database, {
@@ -194,7 +201,7 @@ export async function createContext(
     metrics.webhookLatency.observe(durationMs / 1000);
   };
   const keyCache = new KeyCache(config.cacheMs ?? 500, database.externalVersion ?? null);
-  const keys = new KeyService(new ApiKeyRepository(db), accountRepo, keyCache);
+  const keys = new KeyService(new ApiKeyRepository(db), accountRepo, audit, keyCache);
   let closed = false;
   return {
     config,
@@ -202,7 +209,8 @@ export async function createContext(
     database,
     providers,
     evaluators,
-    accounts: new AccountService(accountRepo, keyCache),
+    accounts: new AccountService(accountRepo, audit, keyCache),
+    audit,
     keys,
     consoleSessions: new ConsoleSessionService(new ConsoleSessionRepository(db), keys),
     policies,

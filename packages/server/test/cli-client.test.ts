@@ -34,6 +34,7 @@ describe('verdict client commands', () => {
   let receiver: HttpsReceiver;
   let dir: string;
   let key: string;
+  let accountId: string;
 
   /** Runs `verdict <args>` in-process; `--url` and the key come from the environment like a user's shell. */
   async function cli(
@@ -82,16 +83,14 @@ describe('verdict client commands', () => {
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     url = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
     worker = startWorker(t.ctx, { pollMs: 50 });
-    key = (
-      await t.newKey([
-        'check',
-        'policies:read',
-        'policies:write',
-        'decisions:read',
-        'webhooks:read',
-        'webhooks:write',
-      ])
-    ).key;
+    ({ key, accountId } = await t.newKey([
+      'check',
+      'policies:read',
+      'policies:write',
+      'decisions:read',
+      'webhooks:read',
+      'webhooks:write',
+    ]));
   });
   afterAll(async () => {
     await worker?.stop({ timeoutMs: 1000 });
@@ -344,6 +343,28 @@ describe('verdict client commands', () => {
     expect(bad.stderr).toMatch(/^verdict: INVALID_EVENT_TYPE: --events: unknown decision\.deleted/);
     expect((await cli(['webhooks', 'delete', id])).stdout).toBe(`Deleted ${id}\n`);
     expect((await cli(['webhooks', 'test', id])).stderr).toMatch(/^verdict: WEBHOOK_NOT_FOUND: /);
+  });
+
+  it('audit: the account’s changes, newest first, filtered; a key without audit:read is refused', async () => {
+    await cli([
+      'policies',
+      'apply',
+      '-f',
+      file('audited.yaml', 'name: A\ncategories:\n  spam: { threshold: 0.9, action: flag }\n'),
+    ]);
+    const reader = (await t.newKey(['audit:read'], accountId)).key;
+    const asJson = await cli(['audit', '--action', 'policy', '--target', 'audited', '--json'], {
+      env: { VERDICT_API_KEY: reader },
+    });
+    expect(asJson, asJson.stderr).toMatchObject({ code: 0 });
+    const entries = JSON.parse(asJson.stdout);
+    expect(entries.map((e: { action: string }) => e.action)).toEqual(['policy.created']);
+    const human = await cli(['audit', '--limit', '1'], { env: { VERDICT_API_KEY: reader } });
+    expect(human.stdout).toMatch(/^TIME +ACTION +TARGET +BY\n\S+ +\S+ +\S+ \S+ +/);
+    expect(human.stdout.trim().split('\n')).toHaveLength(2);
+    const refused = await cli(['audit']);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toMatch(/INSUFFICIENT_PERMISSIONS/);
   });
 
   it('authentication and connection failures: "CODE: message" on stderr and distinct exit codes', async () => {

@@ -1437,7 +1437,7 @@ export interface paths {
         content: {
           'application/json': {
             name: string;
-            /** @description check, policies:read, policies:write, decisions:read, webhooks:read, webhooks:write, banks:read, banks:write, admin */
+            /** @description check, policies:read, policies:write, decisions:read, webhooks:read, webhooks:write, banks:read, banks:write, audit:read, admin */
             scopes: string[];
             accountId?: string;
             expiresAt?: string | null;
@@ -2054,6 +2054,98 @@ export interface paths {
         };
         /** @description Every error has this shape (decisions §9). */
         401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/audit': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The append-only log of human and administrative actions, newest first */
+    get: {
+      parameters: {
+        query?: {
+          /** @description An exact action (key.revoked) or every action on a target type (key) */
+          action?: string;
+          actorKeyId?: string;
+          targetType?: string;
+          targetId?: string;
+          /** @description Inclusive */
+          from?: string;
+          /** @description Exclusive */
+          to?: string;
+          /** @description nextCursor of the previous page */
+          cursor?: string;
+          /** @description 1–200, default 50 */
+          limit?: string;
+          /** @description Operator admin keys only: another account's log */
+          accountId?: string;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              entries: components['schemas']['AuditEntry'][];
+              hasMore: boolean;
+              nextCursor: string | null;
+            };
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        403: {
           headers: {
             [name: string]: unknown;
           };
@@ -5212,6 +5304,31 @@ export interface components {
       updatedAt: string;
       /** @description Signing secret (whsec_…); returned only on creation and rotation. Verify X-Service-Signature: t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")> */
       secret?: string;
+    };
+    /** AuditEntry */
+    AuditEntry: {
+      id: string;
+      /** @description The account whose resource the action concerned */
+      accountId: string;
+      actor: {
+        /** @description `key`: an API key or a console session of one; `operator`: the verdict CLI */
+        kind: 'key' | 'operator';
+        keyId: string | null;
+        name: string | null;
+        accountId: string | null;
+      };
+      /** @description `<target type>.<verb>`, e.g. key.revoked, policy.updated */
+      action: string;
+      target: {
+        type: string;
+        id: string;
+      };
+      /** @description The public view before the action; null when it did not exist */
+      before: unknown;
+      /** @description The public view after the action; null when it no longer exists */
+      after: unknown;
+      /** Format: date-time */
+      createdAt: string;
     };
     /**
      * BankMatch

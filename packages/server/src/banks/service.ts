@@ -1,3 +1,4 @@
+import type { AuditSink } from '../audit/types.ts';
 import { AppError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 import { type Principal, requireScope } from '../domain/principal.ts';
@@ -64,7 +65,23 @@ export class BankService {
   constructor(
     private readonly repo: BankRepository,
     private readonly fetchOptions: ImageFetchOptions,
+    /** Bank creations and deletions, and item additions, imports and removals, are audit entries. */
+    private readonly audit: AuditSink,
   ) {}
+
+  private audited(
+    principal: Principal,
+    action: string,
+    bank: BankRecord,
+    change: { before?: unknown; after?: unknown },
+  ) {
+    return this.audit.record(
+      principal,
+      action,
+      { type: 'bank', id: bank.id, accountId: bank.accountId },
+      change,
+    );
+  }
 
   async create(principal: Principal, body: { name?: unknown; description?: unknown }): Promise<BankRecord> {
     requireScope(principal, 'banks:write');
@@ -99,6 +116,7 @@ export class BankService {
     if (!(await this.repo.insert(bank))) {
       throw new AppError('DUPLICATE_BANK', `A bank named "${body.name}" already exists`, { name: body.name });
     }
+    await this.audited(principal, 'bank.created', bank, { after: bankView(bank) });
     return bank;
   }
 
@@ -116,6 +134,7 @@ export class BankService {
     requireScope(principal, 'banks:write');
     const bank = await this.find(principal, bankId);
     await this.repo.delete(principal.accountId, bank.id);
+    await this.audited(principal, 'bank.deleted', bank, { before: bankView(bank) });
     return bank;
   }
 
@@ -191,6 +210,7 @@ export class BankService {
         itemId: existing?.id ?? null,
       });
     }
+    await this.audited(principal, 'bank.item_added', bank, { after: bankItemView(inserted) });
     return inserted;
   }
 
@@ -225,6 +245,10 @@ export class BankService {
       mediaRef: null,
     }));
     const added = await this.repo.addItems(bank.id, items, now);
+    // the items themselves are in the bank; the entry records the import's size, not 100k hashes
+    await this.audited(principal, 'bank.items_imported', bank, {
+      after: { received: rows.length, added: added.length, itemIds: added.slice(0, 100).map((i) => i.id) },
+    });
     return {
       bank: (await this.repo.find(principal.accountId, bank.id)) ?? bank,
       received: rows.length,
@@ -246,6 +270,7 @@ export class BankService {
     if (!(await this.repo.deleteItem(bank.id, itemId, new Date().toISOString()))) {
       throw new AppError('BANK_ITEM_NOT_FOUND', `Bank "${bank.name}" has no item "${itemId}"`, { itemId });
     }
+    await this.audited(principal, 'bank.item_deleted', bank, { before: { itemId } });
   }
 
   /** The names among `names` that are banks of the account (policies may name only these). */

@@ -5,6 +5,7 @@ import { type Config, ConfigError, loadConfig, parseDuration, type Secrets } fro
 import type { AppContext } from '../context.ts';
 import { accountView } from '../domain/accounts.ts';
 import { keyView } from '../domain/keys.ts';
+import { SCOPES } from '../domain/principal.ts';
 
 /** Bad usage or input of an administrative command: exit 2, like commander's own usage errors. */
 export class UsageError extends Error {}
@@ -54,6 +55,8 @@ export async function withContext<T>(fn: (ctx: AdminContext) => Promise<T>): Pro
     { AccountService },
     { KeyService },
     { bootstrap },
+    { AuditLog },
+    { AuditRepository },
   ] = await Promise.all([
     import('../storage/database.ts'),
     import('../storage/repositories/accounts.ts'),
@@ -61,16 +64,20 @@ export async function withContext<T>(fn: (ctx: AdminContext) => Promise<T>): Pro
     import('../domain/accounts.ts'),
     import('../domain/keys.ts'),
     import('../bootstrap.ts'),
+    import('../audit/audit-log.ts'),
+    import('../audit/repository.ts'),
   ]);
   const database = openDatabase(config.database);
   try {
     await migrateToLatest(database);
     const accountRepo = new AccountRepository(database.db);
+    // the CLI's key and account changes are audit entries too, by the operator (actor kind `operator`)
+    const audit = new AuditLog(new AuditRepository(database.db));
     const ctx: AdminContext = {
       config,
       secrets,
-      accounts: new AccountService(accountRepo),
-      keys: new KeyService(new ApiKeyRepository(database.db), accountRepo),
+      accounts: new AccountService(accountRepo, audit),
+      keys: new KeyService(new ApiKeyRepository(database.db), accountRepo, audit),
     };
     await bootstrap(ctx, { issueFirstKey: false }); // the first start of the service prints the first key
     return await fn(ctx);
@@ -108,10 +115,7 @@ export function registerAdminCommands(program: Command): void {
     .command('create')
     .description('Create an API key; it is printed once')
     .option('--account <accountId>', 'account that owns the key (default: the operator account)')
-    .requiredOption(
-      '--scopes <list>',
-      'comma-separated: check, policies:read, policies:write, decisions:read, webhooks:read, webhooks:write, banks:read, banks:write, admin',
-    )
+    .requiredOption('--scopes <list>', `comma-separated: ${SCOPES.join(', ')}`)
     .option('--name <name>', 'a label for the key', 'cli')
     .option('--expires <when>', 'a duration from now (30d, 12h) or an ISO 8601 date')
     .option('--per-minute <n>', 'sustained rate limit per 60 s for this key')

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { registerAuditCommand } from './audit.ts';
 import { registerBatchCommands } from './batch.ts';
 import { registerCheckCommand } from './check.ts';
 import { registerDecisionCommands } from './decisions.ts';
@@ -20,5 +21,6 @@ export function registerClientCommands(program: Command, io: CliIO = processIO):
   registerBatchCommands(program, io);
   registerVideoCommands(program, io);
   registerWebhookCommands(program, io);
+  registerAuditCommand(program, io);
   return program;
 }

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { AuditSink } from '../audit/types.ts';
 import type { Account, AccountRepository } from '../storage/repositories/accounts.ts';
 import { AppError } from './errors.ts';
 import { newId } from './ids.ts';
@@ -62,11 +63,17 @@ const iso = (value: string | null | undefined) =>
 export class AccountService {
   constructor(
     private readonly accounts: AccountRepository,
+    /** Account creations and changes are audit entries. */
+    private readonly audit: AuditSink,
     /** Verified keys carry their account's quota and trial: a change here must not wait for the cache to lapse. */
     private readonly keyCache?: KeyCache,
   ) {}
 
-  async create(input: AccountInput, options: { isOperator?: boolean } = {}): Promise<Account> {
+  /** `by`: the key that asked (null: the operator's CLI, or the first start creating the operator account). */
+  async create(
+    input: AccountInput,
+    options: { isOperator?: boolean; by?: Principal | null } = {},
+  ): Promise<Account> {
     validate(input, true);
     const now = new Date().toISOString();
     const account: Account = {
@@ -80,6 +87,12 @@ export class AccountService {
       updatedAt: now,
     };
     await this.accounts.insert(account);
+    await this.audit.record(
+      options.by ?? null,
+      'account.created',
+      { type: 'account', id: account.accountId, accountId: account.accountId },
+      { after: accountView(account) },
+    );
     return account;
   }
 
@@ -89,7 +102,7 @@ export class AccountService {
 
   async createAs(principal: Principal, input: AccountInput): Promise<Account> {
     requireOperatorAdmin(principal);
-    return this.create(input);
+    return this.create(input, { by: principal });
   }
 
   async list(principal: Principal, limit = 100, offset = 0): Promise<Account[]> {
@@ -107,7 +120,7 @@ export class AccountService {
   async update(principal: Principal | null, accountId: string, input: AccountInput): Promise<Account> {
     if (principal) requireOperatorAdmin(principal);
     validate(input, false);
-    await this.get(accountId);
+    const before = await this.get(accountId);
     const updated = await this.accounts.update(accountId, {
       name: input.name?.trim(),
       monthlyQuota: input.monthlyQuota,
@@ -115,6 +128,12 @@ export class AccountService {
       updatedAt: new Date().toISOString(),
     });
     this.keyCache?.clear();
+    await this.audit.record(
+      principal,
+      'account.updated',
+      { type: 'account', id: accountId, accountId },
+      { before: accountView(before), after: accountView(updated!) },
+    );
     return updated!;
   }
 }

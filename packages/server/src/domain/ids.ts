@@ -12,7 +12,8 @@ export type IdPrefix =
   | 'job'
   | 'vid'
   | 'bnk'
-  | 'bki';
+  | 'bki'
+  | 'aud';
 
 const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ'; // Crockford base32, as ULID
 const pool = { bytes: randomBytes(4096), offset: 4096 };

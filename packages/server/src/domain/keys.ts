@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import type { AuditSink } from '../audit/types.ts';
 import type { AccountRepository } from '../storage/repositories/accounts.ts';
 import type {
   ApiKeyRecord,
@@ -89,6 +90,8 @@ export class KeyService {
   constructor(
     private readonly keys: ApiKeyRepository,
     private readonly accounts: AccountRepository,
+    /** Every create, change and revocation is an audit entry. */
+    private readonly audit: AuditSink,
     /** Shared with AccountService, which clears it when an account changes. Off (0 ms) unless given. */
     readonly cache: KeyCache = new KeyCache(0),
   ) {}
@@ -145,6 +148,7 @@ export class KeyService {
       ok: true,
       principal: {
         keyId: record.id,
+        keyName: record.name,
         accountId: record.accountId,
         scopes: new Set(record.scopes as Scope[]),
         isOperator: record.isOperator,
@@ -224,6 +228,12 @@ export class KeyService {
       createdAt: new Date().toISOString(),
     };
     await this.keys.insert(record);
+    await this.audit.record(
+      principal,
+      'key.created',
+      { type: 'key', id: record.id, accountId },
+      { after: keyView(record) },
+    );
     return { key, record };
   }
 
@@ -240,10 +250,17 @@ export class KeyService {
   }
 
   async revoke(principal: Principal | null, id: string): Promise<ApiKeyRecord> {
-    await this.get(principal, id);
+    const before = await this.get(principal, id);
     await this.keys.revoke(id, new Date().toISOString());
     this.cache.clear();
-    return (await this.keys.get(id))!;
+    const after = (await this.keys.get(id))!;
+    await this.audit.record(
+      principal,
+      'key.revoked',
+      { type: 'key', id, accountId: after.accountId },
+      { before: keyView(before), after: keyView(after) },
+    );
+    return after;
   }
 
   /**
@@ -265,7 +282,7 @@ export class KeyService {
     id: string,
     input: { name?: unknown; rateLimit?: unknown },
   ): Promise<ApiKeyRecord> {
-    await this.get(principal, id);
+    const before = await this.get(principal, id);
     if (input.name !== undefined) {
       if (typeof input.name !== 'string' || input.name.trim() === '') {
         throw new AppError('INVALID_PARAMETER', 'name must be a non-empty string', { field: 'name' });
@@ -276,7 +293,14 @@ export class KeyService {
       ...(input.rateLimit !== undefined && { rateLimit: validateRateLimit(input.rateLimit) }),
     });
     this.cache.clear();
-    return (await this.keys.get(id))!;
+    const after = (await this.keys.get(id))!;
+    await this.audit.record(
+      principal,
+      'key.updated',
+      { type: 'key', id, accountId: after.accountId },
+      { before: keyView(before), after: keyView(after) },
+    );
+    return after;
   }
 
   async findByKey(key: string): Promise<ApiKeyRecord | null> {

@@ -9,6 +9,7 @@ export const SCOPES = [
   'webhooks:write',
   'banks:read',
   'banks:write',
+  'audit:read',
   'admin',
 ] as const;
 export type Scope = (typeof SCOPES)[number];
@@ -16,6 +17,8 @@ export type Scope = (typeof SCOPES)[number];
 /** The authenticated caller: one API key of one account. */
 export interface Principal {
   keyId: string;
+  /** The key's name, for audit entries and review records (reviewer identity); absent for background work. */
+  keyName?: string;
   accountId: string;
   scopes: ReadonlySet<Scope>;
   isOperator: boolean;

@@ -1,3 +1,4 @@
+import type { AuditSink } from '../audit/types.ts';
 import { redactUrl } from '../media/safe-fetch.ts';
 import type { DeliveryRecord, WebhookRecord, WebhookRepository } from '../storage/repositories/webhooks.ts';
 import { newSigningSecret } from './accounts.ts';
@@ -137,6 +138,8 @@ export class WebhookService {
   constructor(
     private readonly repository: WebhookRepository,
     private readonly deliverer: WebhookDeliverer,
+    /** Webhook creations, changes, deletions and secret rotations are audit entries (never the secrets). */
+    private readonly audit: AuditSink,
     /** Cleared on every change, so that this instance records the events a new or changed webhook wants at once. */
     private readonly subscriptions?: EventSubscriptions,
   ) {}
@@ -191,6 +194,7 @@ export class WebhookService {
     };
     await this.repository.insert(webhook);
     this.subscriptions?.clear();
+    await this.audited(principal, 'webhook.created', null, webhook);
     return webhook;
   }
 
@@ -229,15 +233,33 @@ export class WebhookService {
       updatedAt: new Date().toISOString(),
     });
     this.subscriptions?.clear();
-    return this.find(principal, id);
+    const after = await this.find(principal, id);
+    await this.audited(principal, 'webhook.updated', webhook, after);
+    return after;
+  }
+
+  private audited(
+    principal: Principal,
+    action: string,
+    before: WebhookRecord | null,
+    after: WebhookRecord | null,
+  ): Promise<void> {
+    const id = (after ?? before)!.id;
+    return this.audit.record(
+      principal,
+      action,
+      { type: 'webhook', id, accountId: principal.accountId },
+      { before: before && webhookView(before), after: after && webhookView(after) },
+    );
   }
 
   async delete(principal: Principal, id: string): Promise<void> {
     requireScope(principal, 'webhooks:write');
-    await this.find(principal, id);
+    const before = await this.find(principal, id);
     await this.repository.delete(id, principal.accountId);
     this.subscriptions?.clear();
     await this.repository.deleteDeliveries(id);
+    await this.audited(principal, 'webhook.deleted', before, null);
   }
 
   /** New secret; the previous one keeps signing for 24 h (one `v1=` each). */
@@ -251,7 +273,9 @@ export class WebhookService {
       previousSecretExpiresAt: new Date(now + ROTATION_OVERLAP_MS).toISOString(),
       updatedAt: new Date(now).toISOString(),
     });
-    return this.find(principal, id);
+    const after = await this.find(principal, id);
+    await this.audited(principal, 'webhook.secret_rotated', webhook, after);
+    return after;
   }
 
   /** Sends one signed event synchronously (decisions §6.7); logged like any delivery; the endpoint state is untouched. */

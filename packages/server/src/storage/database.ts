@@ -88,6 +88,9 @@ export async function migrateToLatest(handle: DatabaseHandle): Promise<string[]>
   const migrator = new Migrator({
     db: handle.db,
     provider: { getMigrations: async () => migrations },
+    // Migrations are written on parallel branches and land in any order; each one is independent of the others'
+    // numbers, so a database that already ran a higher number still runs a lower one that landed later.
+    allowUnorderedMigrations: true,
     ...(schema && { migrationTableSchema: schema }),
   });
   const { error, results } = await migrator.migrateToLatest();

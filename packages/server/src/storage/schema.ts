@@ -268,7 +268,26 @@ export interface ConsoleSessionsTable {
   expires_at: string;
 }
 
+/** migration 0015-audit: append-only (the database refuses UPDATE and DELETE). */
+export interface AuditLogTable {
+  id: string;
+  /** The account whose resource the action concerned (the operator's own for operator-wide actions). */
+  account_id: string;
+  /** `key` (an API key or a console session of one) or `operator` (the `verdict` CLI on the database). */
+  actor_kind: string;
+  actor_key_id: string | null;
+  actor_name: string | null;
+  actor_account_id: string | null;
+  action: string;
+  target_type: string;
+  target_id: string;
+  before: string | null;
+  after: string | null;
+  created_at: string;
+}
+
 export interface Database {
+  audit_log: AuditLogTable;
   console_sessions: ConsoleSessionsTable;
   usage: UsageTable;
   accounts: AccountsTable;

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { SCOPES } from '../../domain/principal.ts';
 import { PolicyRouting } from './common.ts';
 
 const PolicyCategory = Type.Object({
@@ -70,8 +71,7 @@ export const ApiKey = Type.Object(
 export const KeyBody = Type.Object({
   name: Type.String(),
   scopes: Type.Array(Type.String(), {
-    description:
-      'check, policies:read, policies:write, decisions:read, webhooks:read, webhooks:write, banks:read, banks:write, admin',
+    description: SCOPES.join(', '),
   }),
   accountId: Type.Optional(Type.String()),
   expiresAt: Type.Optional(Type.Union([Type.String({ format: 'date-time' }), Type.Null()])),

@@ -1,3 +1,4 @@
+import type { AuditSink } from '../../audit/types.ts';
 import type { PolicyRepository } from '../../storage/repositories/policies.ts';
 import { AppError } from '../errors.ts';
 import { type Principal, requireScope } from '../principal.ts';
@@ -46,6 +47,8 @@ export class PolicyService {
 
   constructor(
     private readonly policies: PolicyRepository,
+    /** Every new version of a policy is an audit entry, with the YAML before and after. */
+    private readonly audit: AuditSink,
     private readonly providers: ProviderNames = { names: () => ['local'] },
     /** The names among `names` that are banks of the account: a policy may only name existing banks. */
     private readonly existingBanks: (accountId: string, names: string[]) => Promise<Set<string>> = async () =>
@@ -108,6 +111,7 @@ export class PolicyService {
         policyId,
       });
     }
+    const previous = await this.policies.get(policyId);
     const result = await this.policies.save(
       { policyId, accountId: principal.accountId, yaml: input.yamlContent, ...parsed },
       { createOnly: options.createOnly, now: new Date().toISOString() },
@@ -117,6 +121,12 @@ export class PolicyService {
         policyId,
       });
     }
+    await this.audit.record(
+      principal,
+      result.kind === 'created' ? 'policy.created' : 'policy.updated',
+      { type: 'policy', id: policyId, accountId: principal.accountId },
+      { before: previous && policyView(previous), after: policyView(result.policy) },
+    );
     return { created: result.kind === 'created', policy: result.policy };
   }
 

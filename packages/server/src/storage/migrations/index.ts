@@ -9,6 +9,7 @@ import * as usageCost from './0007-usage-cost.ts';
 import * as banks from './0008-banks.ts';
 import * as ocr from './0009-ocr.ts';
 import * as consoleSessions from './0010-console-sessions.ts';
+import * as audit from './0015-audit.ts';
 
 /** Every migration, in order. Names sort lexically; add new ones with the next number. */
 export const migrations: Record<string, Migration> = {
@@ -22,4 +23,6 @@ export const migrations: Record<string, Migration> = {
   '0008-banks': banks,
   '0009-ocr': ocr,
   '0010-console-sessions': consoleSessions,
+  // 0011–0014 are taken by review, policy life cycle, lists and decision search
+  '0015-audit': audit,
 };
