@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { differenceHash, hashDistance, MAX_IMAGE_BYTES } from '../src/media/image.ts';
 import { createTestApp, type TestApp } from './helpers/app.ts';
 import { dataUri, PDF, photo, pngBombHeader, SVG, serve, type TestServer } from './helpers/images.ts';
-import { curlArguments } from './helpers/process.ts';
+import { curlArguments, runCurl } from './helpers/process.ts';
 
 /**
  * Image checks through POST /v1/check with the real nsfwjs model in its worker pool. The address check stays ON:
@@ -209,6 +209,13 @@ describe('POST /v1/check with contentType image', () => {
       const again = await t.request('POST', '/v1/check', { body });
       expect(again.status).toBe(200);
       expect(again.body.categories).toEqual(first.body.categories);
+      // without the file, the command stops with a message instead of sending an empty image
+      for (const env of [{}, { VERDICT_IMAGE_FILE: path.join(dir, 'missing.jpg') }]) {
+        const stopped = await runCurl(curl, { VERDICT_API_KEY: 'vk_example', ...env });
+        expect(stopped.code).not.toBe(0);
+        expect(stopped.args.join('')).toBe('');
+        expect(stopped.stderr).toMatch(/Set VERDICT_IMAGE_FILE to the image file this decision checked/);
+      }
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

@@ -10,6 +10,7 @@ import { createTestApp, type TestApp } from './helpers/app.ts';
 import { tempDir } from './helpers/databases.ts';
 import { createTestCa, HttpsReceiver, type TestCa } from './helpers/https-receiver.ts';
 import { serve, type TestServer } from './helpers/images.ts';
+import { runCurl } from './helpers/process.ts';
 import { makeVideo, truncated, uploadVideo, videoEnded, waitUntil } from './helpers/videos.ts';
 
 /**
@@ -261,6 +262,27 @@ describe('video checks: URL and upload, progress, results, evidence, events', ()
     expect(done.body).toMatchObject({ status: 'completed', flagged: true, action: 'flag', safe: false });
     expect(done.body.content).toMatch(/^upload:sha256:[0-9a-f]{64}$/);
     expect(done.body.results).toHaveLength(2);
+
+    // The cURL of an upload renders the multipart form, the file from $VERDICT_VIDEO_FILE; without it, it stops.
+    const { curl } = (await t.request('GET', `/v1/decisions/${id}/curl`, { key })).body;
+    const rendered = await runCurl(curl, { VERDICT_API_KEY: 'vk_example', VERDICT_VIDEO_FILE: clip });
+    expect(rendered.code, rendered.stderr).toBe(0);
+    expect(rendered.args.slice(0, 4)).toEqual(['-sS', '-X', 'POST', 'http://127.0.0.1:8080/v1/video/upload']);
+    const form = Object.fromEntries(
+      rendered.args
+        .filter((_, i) => rendered.args[i - 1] === '-F')
+        .map((f) => [f.slice(0, f.indexOf('=')), f.slice(f.indexOf('=') + 1)]),
+    );
+    expect(form).toMatchObject({ video: `@${clip}`, policyId: policy.body.policyId, frameInterval: '2' });
+    expect(rendered.args).not.toContain('--data-raw');
+    const stopped = await runCurl(curl, { VERDICT_API_KEY: 'vk_example' });
+    expect(stopped.code).not.toBe(0);
+    expect(stopped.stderr).toMatch(/Set VERDICT_VIDEO_FILE to the video file this decision checked/);
+    // the form's fields, uploaded again with that file, are accepted as the same check
+    const { video: _file, ...fields } = form;
+    const again = await upload(key, fields, { name: 'clip.mp4', bytes: fs.readFileSync(clip) });
+    expect(again.status, JSON.stringify(again.body)).toBe(202);
+    expect(again.body.estimatedFrames).toBe(2);
     const evidence = done.body.results.map((f: any) => f.evidence);
     for (const e of evidence) {
       expect(e.url).toMatch(/^http:\/\/127\.0\.0\.1:8080\/v1\/evidence\/[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);

@@ -211,11 +211,24 @@ export function shellQuote(value: string): string {
 
 const INLINE_IMAGE = /^sha256:[0-9a-f]{64}$/;
 
+/** The environment variable naming the file of inline image `index` of `count`. */
+const imageVariable = (index: number, count: number) =>
+  count === 1 ? 'VERDICT_IMAGE_FILE' : `VERDICT_IMAGE_FILE_${index + 1}`;
+
+/**
+ * A shell test that stops the command, with a message on stderr and a non-zero status, unless `variable` names a
+ * readable file: without it the command would send an empty image and fail (or worse, succeed) obscurely. It uses
+ * `false`, not `exit`, so that pasting the command into an interactive shell does not close it.
+ */
+const requireFile = (variable: string, what: string) =>
+  `[ -r "$${variable}" ] || { echo ${shellQuote(`Set ${variable} to the ${what} (see GET /v1/decisions/{id}/curl)`)} >&2; false; } &&`;
+
 /**
  * The JSON body, shell-quoted, with every inline image reference (an image check's `content`, a multi-modal
- * check's `images[i]`) replaced by the base64 of the file its environment variable names.
+ * check's `images[i]`) replaced by the base64 of the file its environment variable names; and the variables the
+ * command needs.
  */
-function shellBody(body: Record<string, unknown>): string {
+function shellBody(body: Record<string, unknown>): { data: string; variables: string[] } {
   const refs: string[] = [];
   // a marker no other text of the body can hold by chance
   const nonce = randomBytes(8).toString('hex');
@@ -228,16 +241,25 @@ function shellBody(body: Record<string, unknown>): string {
   if (body.contentType === 'image') marked.content = mark(body.content);
   if (Array.isArray(body.images)) marked.images = body.images.map(mark);
   const json = JSON.stringify(marked);
-  if (refs.length === 0) return shellQuote(json);
+  if (refs.length === 0) return { data: shellQuote(json), variables: [] };
   // JSON.stringify writes the marker's NUL characters as \u0000
-  return json
+  const data = json
     .split(new RegExp(`\\\\u0000${nonce}:(\\d+)\\\\u0000`))
     .map((part, i) => {
       if (i % 2 === 0) return shellQuote(part);
-      const variable = refs.length === 1 ? 'VERDICT_IMAGE_FILE' : `VERDICT_IMAGE_FILE_${Number(part) + 1}`;
-      return `"$(base64 < "$${variable}" | tr -d '\\n')"`;
+      return `"$(base64 < "$${imageVariable(Number(part), refs.length)}" | tr -d '\\n')"`;
     })
     .join('');
+  return { data, variables: refs.map((_, i) => imageVariable(i, refs.length)) };
+}
+
+/** `-F` arguments of a video upload: the file from $VERDICT_VIDEO_FILE, then the form's other fields. */
+function uploadForm(body: Record<string, unknown>): string[] {
+  const fields = Object.entries(body).filter(([name, value]) => name !== 'video' && value !== undefined);
+  return [
+    `-F "video=@$VERDICT_VIDEO_FILE"`,
+    ...fields.map(([name, value]) => `-F ${shellQuote(`${name}=${String(value)}`)}`),
+  ];
 }
 
 export class DecisionService {
@@ -273,11 +295,20 @@ export class DecisionService {
     const record = await this.get(principal, decisionId);
     const { path, body } = record.request as { path?: string; body?: Record<string, unknown> };
     const url = `${this.publicUrl}${path ?? '/v1/check'}`;
-    return [
-      `curl -sS -X POST ${shellQuote(url)}`,
-      `-H "Authorization: Bearer $VERDICT_API_KEY"`,
-      `-H 'Content-Type: application/json'`,
-      `--data-raw ${shellBody(body ?? {})}`,
-    ].join(' \\\n  ');
+    const start = `curl -sS -X POST ${shellQuote(url)}`;
+    const auth = `-H "Authorization: Bearer $VERDICT_API_KEY"`;
+    if (path === '/v1/video/upload') {
+      // the video was uploaded as a file and is not kept: the command uploads it again from $VERDICT_VIDEO_FILE
+      return [
+        `${requireFile('VERDICT_VIDEO_FILE', 'video file this decision checked')} ${start}`,
+        auth,
+        ...uploadForm(body ?? {}),
+      ].join(' \\\n  ');
+    }
+    const { data, variables } = shellBody(body ?? {});
+    const guards = variables.map((v) => `${requireFile(v, 'image file this decision checked')} `).join('');
+    return [`${guards}${start}`, auth, `-H 'Content-Type: application/json'`, `--data-raw ${data}`].join(
+      ' \\\n  ',
+    );
   }
 }

@@ -103,17 +103,31 @@ export async function firstStartKey(server: ServerProcess): Promise<string | und
 }
 
 /**
- * Runs a rendered cURL command in a real bash with `curl` replaced by a function that prints its arguments; returns
- * them, one per line, and the JSON body after --data-raw.
+ * Runs a rendered cURL command in a real bash with `curl` replaced by a function that prints its arguments, one per
+ * line; never throws: a command that stops itself (e.g. a missing file) gives its exit code and stderr.
  */
+export async function runCurl(
+  curl: string,
+  env: Record<string, string>,
+): Promise<{ code: number; args: string[]; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run('bash', ['-c', `curl() { printf '%s\\n' "$@"; }; ${curl}`], {
+      env: { PATH: process.env.PATH ?? '', ...env },
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    return { code: 0, args: stdout.split('\n'), stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, args: e.stdout ? e.stdout.split('\n') : [], stderr: e.stderr };
+  }
+}
+
+/** runCurl for a command that must succeed: its arguments and the JSON body after --data-raw. */
 export async function curlArguments(
   curl: string,
   env: Record<string, string>,
 ): Promise<{ args: string[]; body: any }> {
-  const { stdout } = await run('bash', ['-c', `curl() { printf '%s\\n' "$@"; }; ${curl}`], {
-    env: { PATH: process.env.PATH ?? '', ...env },
-    maxBuffer: 64 * 1024 * 1024,
-  });
-  const args = stdout.split('\n');
+  const { code, args, stderr } = await runCurl(curl, env);
+  if (code !== 0) throw new Error(`the cURL command failed (${code}): ${stderr}`);
   return { args, body: JSON.parse(args[args.indexOf('--data-raw') + 1]!) };
 }
