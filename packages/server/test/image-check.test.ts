@@ -210,7 +210,10 @@ describe('POST /v1/check with contentType image', () => {
       expect(again.status).toBe(200);
       expect(again.body.categories).toEqual(first.body.categories);
       // without the file, the command stops with a message instead of sending an empty image
-      for (const env of [{}, { VERDICT_IMAGE_FILE: path.join(dir, 'missing.jpg') }]) {
+      for (const env of [{}, { VERDICT_IMAGE_FILE: path.join(dir, 'missing.jpg') }] as Record<
+        string,
+        string
+      >[]) {
         const stopped = await runCurl(curl, { VERDICT_API_KEY: 'vk_example', ...env });
         expect(stopped.code).not.toBe(0);
         expect(stopped.args.join('')).toBe('');
