@@ -3,9 +3,11 @@ import http from 'node:http';
 import path from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { plannedFrames, samplingInterval } from '../src/domain/video-options.ts';
 import { type RunningWorker, startWorker } from '../src/jobs/worker.ts';
 import { extractFrames } from '../src/media/video/frames.ts';
 import { JpegStreamSplitter } from '../src/media/video/jpeg-stream.ts';
+import { probeVideo } from '../src/media/video/probe.ts';
 import { createTestApp, type TestApp } from './helpers/app.ts';
 import { tempDir } from './helpers/databases.ts';
 import { createTestCa, HttpsReceiver, type TestCa } from './helpers/https-receiver.ts';
@@ -807,6 +809,42 @@ describe('video checks: URL and upload, progress, results, evidence, events', ()
 });
 
 describe('the frame stream', () => {
+  it('plans exactly the frames ffmpeg yields, whatever the duration, rate, interval or audio track', async () => {
+    const dir = tempDir('verdict-plan-');
+    try {
+      const cases: Array<[seconds: number, rate: number, interval: number, audioSeconds?: number]> = [
+        [5, 30, 1],
+        [5.2, 25, 1], // was planned 6, yielded 5
+        [5, 30, 1, 5.6], // an audio track longer than the video
+        [5.5, 30, 1],
+        [10, 30, 3], // was planned 4, yielded 3
+        [3, 24, 0.5],
+        [0.4, 10, 1],
+      ];
+      for (const [seconds, rate, interval, audioSeconds] of cases) {
+        const file = makeVideo(dir, `p${seconds}-${rate}-${audioSeconds ?? 0}.mp4`, {
+          seconds,
+          rate,
+          audioSeconds,
+        });
+        const info = await probeVideo(file);
+        const options = { frameInterval: interval, maxFrames: 100, maxDurationSeconds: 300 };
+        let yielded = 0;
+        for await (const _ of extractFrames(file, {
+          intervalSeconds: samplingInterval(info.durationSeconds, options),
+          maxFrames: options.maxFrames,
+          maxDurationSeconds: options.maxDurationSeconds,
+          timeoutMs: 30_000,
+        })) {
+          yielded++;
+        }
+        expect(plannedFrames(info.durationSeconds, options), `${seconds} s at ${interval} s`).toBe(yielded);
+      }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+
   it('judges a clip shorter than half an interval on its first frame (the fps filter gives none)', async () => {
     const dir = tempDir('verdict-frames-');
     try {

@@ -91,11 +91,16 @@ export function samplingInterval(durationSeconds: number, options: VideoOptions)
   return Math.max(options.frameInterval, covered / options.maxFrames);
 }
 
-/** Frames sampled at 0, interval, 2 × interval, … within the duration (see samplingInterval), at most maxFrames. */
+/**
+ * Frames sampled at 0, interval, 2 × interval, … within the duration (see samplingInterval), at most maxFrames:
+ * exactly what ffmpeg's fps filter yields, which gives the frame nearest each sampling time and so a last frame
+ * only when the video lasts at least half an interval past that time (a 5.2 s clip at 1 s gives 5 frames, 5.5 s
+ * gives 6). The plan reserves quota and reports progress; it must not promise a frame that never comes.
+ */
 export function plannedFrames(durationSeconds: number, options: VideoOptions): number {
   const covered = Math.min(durationSeconds, options.maxDurationSeconds);
   const interval = samplingInterval(durationSeconds, options);
-  return Math.max(1, Math.min(options.maxFrames, Math.ceil(covered / interval - 1e-9)));
+  return Math.max(1, Math.min(options.maxFrames, Math.floor(covered / interval + 0.5 + 1e-9)));
 }
 
 /**

@@ -18,6 +18,8 @@ export function makeVideo(
     rate?: number;
     source?: 'testsrc' | 'testsrc2' | 'color';
     faststart?: boolean;
+    /** An audio track this many seconds long (a container often lasts longer than its video this way). */
+    audioSeconds?: number;
   } = {},
 ): string {
   const file = path.join(dir, name);
@@ -35,10 +37,14 @@ export function makeVideo(
       '-y',
       '-f',
       'lavfi',
+      ...(options.audioSeconds ? ['-t', String(options.seconds ?? 4)] : []),
       '-i',
       source,
-      '-t',
-      String(options.seconds ?? 4),
+      ...(options.audioSeconds
+        ? // input durations (the video's before its -i would be the second input's): the container lasts longer
+          ['-f', 'lavfi', '-t', String(options.audioSeconds), '-i', 'anullsrc=r=8000:cl=mono', '-c:a', 'aac']
+        : []),
+      ...(options.audioSeconds ? ['-map', '0:v', '-map', '1:a'] : ['-t', String(options.seconds ?? 4)]),
       '-pix_fmt',
       'yuv420p',
       '-c:v',

@@ -73,7 +73,11 @@ export async function probeVideo(
   if (!stream?.width || !stream.height || IMAGE_FORMATS.test(format)) {
     throw new NotAVideoError('no_video_stream', 'The file has no video stream');
   }
-  const duration = Number(parsed.format?.duration ?? stream.duration);
+  // the video stream's own duration where the container states it: an audio track often runs longer, and frames are
+  // sampled from the video alone
+  const streamDuration = Number(stream.duration);
+  const duration =
+    Number.isFinite(streamDuration) && streamDuration > 0 ? streamDuration : Number(parsed.format?.duration);
   if (!Number.isFinite(duration) || duration <= 0) {
     throw new NotAVideoError('no_duration', 'The video has no known duration');
   }
