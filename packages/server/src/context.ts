@@ -24,6 +24,7 @@ import type { VideoService } from './domain/videos.ts';
 import type { Queue } from './jobs/queue.ts';
 import { memoryRateLimiter, type RateLimiter, redisRateLimiter } from './limits/rate-limiter.ts';
 import { type ImageFetchOptions, MAX_IMAGE_PIXELS } from './media/image.ts';
+import { instrumentProvider } from './metrics/instrument.ts';
 import { Metrics } from './metrics/metrics.ts';
 import { OcrEngine } from './ocr/engine.ts';
 import { createExternalProvider } from './providers/external/index.ts';
@@ -124,7 +125,21 @@ export async function createContext(
       ...(config.caFile && { ca: extraCa(config) }),
     }),
   );
-  const providers = new ProviderRegistry([textProvider, imageProvider], external);
+  // built before the providers, whose every call it times; its gauges read the rest when scraped
+  const metrics: Metrics = new Metrics({
+    queueDepth: () => eventsContext.queue.pendingCount(),
+    oldestJobAgeMs: () => eventsContext.queue.oldestDueAgeMs(),
+    sqliteFile: config.database.kind === 'sqlite' ? config.database.file : null,
+    providers: () =>
+      providers
+        .external()
+        .map((p) => (p as { health?: () => { name: string; state: string } }).health?.())
+        .filter((h) => h !== undefined),
+  });
+  const timed = <P extends Provider>(p: P): P => instrumentProvider(p, metrics.providerDuration);
+  const timedText = timed(textProvider);
+  const timedImage = timed(imageProvider);
+  const providers: ProviderRegistry = new ProviderRegistry([timedText, timedImage], external.map(timed));
   const evaluators = new EvaluatorRegistry();
   evaluators.register(new TextEvaluator(providers));
   const imageFetch = {
@@ -136,14 +151,14 @@ export async function createContext(
   const ocr = config.ocr?.enabled
     ? new OcrEngine({ timeoutMs: config.ocr.timeoutMs, maxPixels: MAX_IMAGE_PIXELS })
     : null;
-  const textReader = ocr && { engine: ocr, text: textProvider };
-  evaluators.register(new ImageEvaluator(imageProvider, imageFetch, textReader, providers));
+  const textReader = ocr && { engine: ocr, text: timedText };
+  evaluators.register(new ImageEvaluator(timedImage, imageFetch, textReader, providers));
   const audit = new AuditLog(new AuditRepository(db));
   const bankRepo = new BankRepository(db);
   const banks = new BankService(bankRepo, imageFetch, audit);
   const bankMatcher = new BankMatcher(bankRepo, MAX_IMAGE_PIXELS);
   // Video URLs go through the same fetcher settings (and test seams) as image URLs.
-  evaluators.register(createVideoEvaluator(config, imageProvider, overrides.imageFetch, textReader));
+  evaluators.register(createVideoEvaluator(config, timedImage, overrides.imageFetch, textReader));
   const decisionStore = new DecisionStore(db, database.engine);
   const policies = new PolicyService(
     new PolicyRepository(db, database.engine),
@@ -180,18 +195,9 @@ export async function createContext(
     events: eventsContext.events,
     queue: eventsContext.queue,
     usage,
-    imageProvider,
+    imageProvider: timedImage,
     textReader,
     ...(overrides.imageFetch && { fetch: overrides.imageFetch }),
-  });
-  const metrics = new Metrics({
-    queueDepth: () => eventsContext.queue.pendingCount(),
-    sqliteFile: config.database.kind === 'sqlite' ? config.database.file : null,
-    providers: () =>
-      providers
-        .external()
-        .map((p) => (p as { health?: () => { name: string; state: string } }).health?.())
-        .filter((h) => h !== undefined),
   });
   decisionStore.onCommitted((stored) => {
     for (const d of stored) metrics.decisions.inc({ action: d.action, content_type: d.contentType });

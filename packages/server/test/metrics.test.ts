@@ -58,6 +58,26 @@ describe('GET /metrics', () => {
     expect(samples.has('verdict_sqlite_wal_bytes')).toBe(true);
     expect(samples.get('verdict_process_resident_memory_bytes')).toBeGreaterThan(0);
     expect(samples.has('verdict_nodejs_eventloop_lag_p99_seconds')).toBe(true);
+    // every model call is timed, by provider, content type and outcome
+    expect(
+      samples.get(
+        'verdict_provider_call_duration_seconds_count{provider="local",content_type="text",outcome="answered"}',
+      ),
+    ).toBe(2);
+    expect(samples.get('verdict_queue_oldest_job_age_seconds')).toBe(0);
+  });
+
+  it('reports how long the oldest due job has waited (no worker runs here)', async () => {
+    await t.ctx.queue.enqueue([{ name: 'metrics-probe', data: {}, id: 'metrics-probe' }]);
+    await new Promise((r) => setTimeout(r, 1100));
+    const res = await t.app.inject({
+      method: 'GET',
+      url: '/metrics',
+      headers: { authorization: `Bearer ${ADMIN_KEY}` },
+    });
+    const age = parse(res.body).get('verdict_queue_oldest_job_age_seconds')!;
+    expect(age).toBeGreaterThanOrEqual(1);
+    expect(age).toBeLessThan(60);
   });
 
   it('needs an admin key or the metrics token', async () => {

@@ -123,6 +123,19 @@ describe.each(kinds)('job queue ($name)', (kind) => {
       expect(await queue.pendingCount()).toBe(0);
     });
 
+    it('reports the age of the oldest due job: none, a waiting one, never a delayed one', async () => {
+      const queue = await setup();
+      expect(await queue.oldestDueAgeMs()).toBeNull();
+      await queue.enqueue([{ name: 'later', data: {}, delayMs: 60_000 }]);
+      expect(await queue.oldestDueAgeMs()).toBeNull();
+      await queue.enqueue([{ name: 'now', data: {} }]);
+      await sleep(300);
+      await queue.enqueue([{ name: 'now', data: {} }]);
+      const age = (await queue.oldestDueAgeMs())!;
+      expect(age).toBeGreaterThanOrEqual(250);
+      expect(age).toBeLessThan(10_000);
+    });
+
     it('holds a delayed job until it is due', async () => {
       const queue = await setup();
       const ran: number[] = [];

@@ -89,6 +89,17 @@ export class DatabaseQueue implements Queue {
     return Number(row.n);
   }
 
+  async oldestDueAgeMs(): Promise<number | null> {
+    const now = new Date();
+    const row = await this.db
+      .selectFrom('jobs')
+      .select((eb) => eb.fn.min<string>('run_at').as('due'))
+      .where('state', '=', 'pending')
+      .where('run_at', '<=', now.toISOString())
+      .executeTakeFirst();
+    return row?.due ? Math.max(0, now.getTime() - Date.parse(row.due)) : null;
+  }
+
   /** Failed rows keep their failure time in run_at (indexed with state), which this deletes by. */
   async purgeFailedBefore(before: Date): Promise<number> {
     const result = await this.db

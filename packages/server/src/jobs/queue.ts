@@ -74,6 +74,8 @@ export interface Queue {
   consume(tasks: TaskDefinition[], options: ConsumeOptions): Consumer;
   /** Number of jobs waiting, delayed or running (for tests and readiness details). */
   pendingCount(): Promise<number>;
+  /** How long the oldest job that is due (not delayed into the future, not running) has waited, in ms; null: none. */
+  oldestDueAgeMs(): Promise<number | null>;
   /**
    * Deletes the jobs that failed before `before`; returns how many. Only queues that do not expire failed jobs
    * themselves have it (BullMQ removes them after FAILED_JOB_RETENTION_MS on its own).

@@ -159,6 +159,13 @@ export class RedisQueue implements Queue {
     return Object.values(counts).reduce((a, b) => a + b, 0);
   }
 
+  async oldestDueAgeMs(): Promise<number | null> {
+    // waiting jobs are due; ascending, the first of each list is its oldest
+    const jobs = await this.queue.getJobs(['wait', 'prioritized'], 0, 0, true);
+    const due = jobs.filter(Boolean).map((job) => job.timestamp + (job.delay ?? 0));
+    return due.length === 0 ? null : Math.max(0, Date.now() - Math.min(...due));
+  }
+
   /** Whether Redis answers a PING within a second (the connection queues commands while Redis is down). */
   async ping(): Promise<boolean> {
     try {

@@ -33,6 +33,14 @@ export class Metrics {
     labelNames: ['outcome'] as const,
     registers: [this.registry],
   });
+  /** Each call to a model or provider (the bundled ones and the operator's), timed where it is made. */
+  readonly providerDuration = new Histogram({
+    name: 'verdict_provider_call_duration_seconds',
+    help: 'Time a model or AI provider took to judge one item, by provider, content type and outcome',
+    labelNames: ['provider', 'content_type', 'outcome'] as const,
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
   readonly webhookLatency = new Histogram({
     name: 'verdict_webhook_delivery_duration_seconds',
     help: 'Time a webhook endpoint took to answer a delivery attempt',
@@ -42,6 +50,8 @@ export class Metrics {
 
   constructor(sources: {
     queueDepth: () => Promise<number>;
+    /** How long the oldest job that could run has been waiting (ms), or null when none waits. */
+    oldestJobAgeMs?: () => Promise<number | null>;
     sqliteFile: string | null;
     /** The operator's external providers and their circuit state (closed, open, half_open). */
     providers?: () => Array<{ name: string; state: string }>;
@@ -72,6 +82,18 @@ export class Metrics {
         this.set(await sources.queueDepth().catch(() => Number.NaN));
       },
     });
+    const oldest = sources.oldestJobAgeMs;
+    if (oldest) {
+      new Gauge({
+        name: 'verdict_queue_oldest_job_age_seconds',
+        help: 'How long the oldest background job that is due has waited to start (0 when none waits)',
+        registers: [this.registry],
+        async collect() {
+          const ms = await oldest().catch(() => Number.NaN);
+          this.set(ms === null ? 0 : ms / 1000);
+        },
+      });
+    }
     const file = sources.sqliteFile;
     if (file !== null) {
       const size = (path: string) => {
