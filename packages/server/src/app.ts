@@ -15,12 +15,14 @@ import { healthRoutes } from './api/routes/health.ts';
 import { metricsRoutes, registerHttpMetrics } from './api/routes/metrics.ts';
 import { adminRoutes } from './api/routes/v1/admin.ts';
 import { auditRoutes } from './api/routes/v1/audit.ts';
+import { backtestRoutes } from './api/routes/v1/backtests.ts';
 import { bankRoutes } from './api/routes/v1/banks.ts';
 import { batchRoutes } from './api/routes/v1/batch.ts';
 import { checkRoutes } from './api/routes/v1/checks.ts';
 import { decisionRoutes } from './api/routes/v1/decisions.ts';
 import { multimodalRoutes } from './api/routes/v1/multimodal.ts';
 import { policyRoutes } from './api/routes/v1/policies.ts';
+import { policyLifecycleRoutes } from './api/routes/v1/policy-lifecycle.ts';
 import { providerRoutes } from './api/routes/v1/providers.ts';
 import { statsRoutes } from './api/routes/v1/stats.ts';
 import { usageRoutes } from './api/routes/v1/usage.ts';
@@ -28,6 +30,7 @@ import { videoRoutes } from './api/routes/v1/video.ts';
 import { webhookRoutes } from './api/routes/v1/webhooks.ts';
 import { Account, ApiKey, Policy } from './api/schemas/admin.ts';
 import { AuditEntry } from './api/schemas/audit.ts';
+import { Backtest, ChangeReport, Shadow } from './api/schemas/backtests.ts';
 import { Bank, BankItem, BankMatch } from './api/schemas/banks.ts';
 import { CheckResult, Decision } from './api/schemas/checks.ts';
 import { ErrorBody } from './api/schemas/common.ts';
@@ -87,6 +90,7 @@ export async function buildApp(
   app.addSchema(Webhook);
   app.addSchema(AuditEntry);
   for (const schema of [BankMatch, Bank, BankItem]) app.addSchema(schema);
+  for (const schema of [ChangeReport, Backtest, Shadow]) app.addSchema(schema);
 
   await app.register(swagger, {
     openapi: {
@@ -128,6 +132,8 @@ export async function buildApp(
   await app.register(checkRoutes(ctx));
   await app.register(multimodalRoutes(ctx));
   await app.register(policyRoutes(ctx));
+  await app.register(policyLifecycleRoutes(ctx));
+  await app.register(backtestRoutes(ctx));
   await app.register(decisionRoutes(ctx));
   await app.register(adminRoutes(ctx));
   await app.register(usageRoutes(ctx));

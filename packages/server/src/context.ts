@@ -1,6 +1,7 @@
 import { Redis } from 'ioredis';
 import { AuditLog } from './audit/audit-log.ts';
 import { AuditRepository } from './audit/repository.ts';
+import { type BacktestService, createBacktesting, type ShadowService } from './backtest/index.ts';
 import { BankMatcher } from './banks/matcher.ts';
 import { BankService } from './banks/service.ts';
 import { createEventsContext, type EventsContext } from './compose-events.ts';
@@ -17,6 +18,7 @@ import { ImageEvaluator } from './domain/image-evaluator.ts';
 import { KeyCache } from './domain/key-cache.ts';
 import { KeyService } from './domain/keys.ts';
 import { MultimodalService } from './domain/multimodal.ts';
+import { PolicyLifecycle } from './domain/policies/lifecycle.ts';
 import { PolicyService } from './domain/policies/service.ts';
 import { StatsService } from './domain/stats.ts';
 import { UsageService } from './domain/usage.ts';
@@ -69,6 +71,12 @@ export interface AppContext extends EventsContext {
   /** Web console sign-in sessions (an admin key held server-side behind a cookie). */
   consoleSessions: ConsoleSessionService;
   policies: PolicyService;
+  /** Policy versions, diff, rollback and deletion (issue 18). */
+  policyLifecycle: PolicyLifecycle;
+  /** Candidate policies replayed over stored decisions (issue 18). */
+  backtests: BacktestService;
+  /** Shadow policies beside live ones (issue 18). */
+  shadows: ShadowService;
   decisions: DecisionService;
   /** Time-bucketed decision statistics (the console's overview). */
   stats: StatsService;
@@ -160,11 +168,9 @@ export async function createContext(
   // Video URLs go through the same fetcher settings (and test seams) as image URLs.
   evaluators.register(createVideoEvaluator(config, timedImage, overrides.imageFetch, textReader));
   const decisionStore = new DecisionStore(db, database.engine);
-  const policies = new PolicyService(
-    new PolicyRepository(db, database.engine),
-    audit,
-    providers,
-    (accountId, names) => banks.existingNames(accountId, names),
+  const policyRepository = new PolicyRepository(db, database.engine);
+  const policies = new PolicyService(policyRepository, audit, providers, (accountId, names) =>
+    banks.existingNames(accountId, names),
   );
   const decisions = new DecisionService(decisionStore, config.publicUrl);
   const usage = new UsageService(new UsageRepository(db));
@@ -188,6 +194,13 @@ export async function createContext(
     audit,
     ...(overrides.queue && { queue: overrides.queue }),
   });
+  const policyLifecycle = new PolicyLifecycle(policies, policyRepository, audit);
+  const { backtests, shadows } = createBacktesting(
+    db,
+    { policies, lifecycle: policyLifecycle, providers, queue: eventsContext.queue, audit },
+    config.cacheMs ?? 500,
+  );
+  decisionStore.addSideWrite(shadows.sideWrite);
   const videos = createVideoService(config, database, {
     policies,
     checks,
@@ -220,6 +233,9 @@ export async function createContext(
     keys,
     consoleSessions: new ConsoleSessionService(new ConsoleSessionRepository(db), keys),
     policies,
+    policyLifecycle,
+    backtests,
+    shadows,
     decisions,
     stats: new StatsService(new DecisionStatsRepository(db, database.engine)),
     decisionStore,

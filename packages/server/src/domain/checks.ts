@@ -390,8 +390,7 @@ export class CheckService {
 
   /** Whether the original's provider could have judged `category` at all (so a missing score means "not stored"). */
   private judgeable(original: DecisionRecord, category: CategoryName): boolean {
-    if (original.contentType === 'text') return category !== 'suggestive';
-    return category === 'sexual' || category === 'suggestive';
+    return judgeableFor(original.contentType, category);
   }
 
   record(
@@ -423,4 +422,10 @@ export class CheckService {
       ...rest,
     } as DecisionRecord;
   }
+}
+
+/** Whether the bundled models judge `category` for this content type (a missing stored score then means "not stored"). */
+export function judgeableFor(contentType: DecisionRecord['contentType'], category: CategoryName): boolean {
+  if (contentType === 'text') return category !== 'suggestive';
+  return category === 'sexual' || category === 'suggestive';
 }

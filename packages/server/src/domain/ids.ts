@@ -13,7 +13,9 @@ export type IdPrefix =
   | 'vid'
   | 'bnk'
   | 'bki'
-  | 'aud';
+  | 'aud'
+  | 'bkt'
+  | 'shd';
 
 const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ'; // Crockford base32, as ULID
 const pool = { bytes: randomBytes(4096), offset: 4096 };

@@ -316,7 +316,7 @@ export class MultimodalService {
  * their items' scores (before migration 0006).
  */
 export function replayMultimodal(
-  original: DecisionRecord,
+  original: Pick<DecisionRecord, 'replayData' | 'results' | 'rawScores' | 'evaluated'>,
   policy: Policy,
 ): { outcome: PolicyOutcome; results: MultimodalItemResult[] } | null {
   const items = original.replayData?.items;

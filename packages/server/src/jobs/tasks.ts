@@ -1,3 +1,4 @@
+import { backtestTask } from '../backtest/index.ts';
 import type { AppContext } from '../context.ts';
 import { BATCH_TASK } from '../domain/batches.ts';
 import { isAppError } from '../domain/errors.ts';
@@ -31,5 +32,5 @@ export function buildTasks(ctx: AppContext): TaskDefinition[] {
     },
     onExhausted: (job, error) => ctx.batches.fail(job.data.batchId, error),
   };
-  return [deliver, batch, ...buildVideoTasks(ctx)] as TaskDefinition[];
+  return [deliver, batch, ...buildVideoTasks(ctx), backtestTask(ctx.backtests)] as TaskDefinition[];
 }

@@ -36,6 +36,8 @@ export function startWorker(ctx: AppContext, options: { log?: Logger; pollMs?: n
     try {
       const resumed = await ctx.batches.resumeStalled(lease);
       if (resumed > 0) log?.info({ resumed }, 'resumed stalled batches');
+      const backtests = await ctx.backtests.resumeStalled(lease);
+      if (backtests > 0) log?.info({ backtests }, 'resumed stalled backtests');
       await ctx.events.repository.purgeDispatchedBefore(
         new Date(Date.now() - EVENT_RETENTION_MS).toISOString(),
       );

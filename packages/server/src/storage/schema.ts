@@ -286,8 +286,56 @@ export interface AuditLogTable {
   created_at: string;
 }
 
+/** A shadow policy beside a live one (migration 0012-policy-lifecycle); `candidate` is the frozen policy JSON. */
+export interface PolicyShadowsTable {
+  id: string;
+  account_id: string;
+  policy_id: string;
+  candidate: string;
+  source_policy_id: string | null;
+  until: string | null;
+  active: number;
+  created_at: string;
+  stopped_at: string | null;
+}
+
+/** What a shadow policy would have decided for one live decision (migration 0012-policy-lifecycle). */
+export interface ShadowDecisionsTable {
+  decision_id: string;
+  shadow_id: string;
+  account_id: string;
+  old_action: string;
+  new_action: string | null;
+  /** JSON arrays of category names */
+  old_triggered: string;
+  new_triggered: string | null;
+  not_replayable: string | null;
+  created_at: string;
+}
+
+/** A backtest of a candidate policy over stored decisions (migration 0012-policy-lifecycle). */
+export interface BacktestsTable {
+  id: string;
+  account_id: string;
+  policy_id: string;
+  candidate: string;
+  window: string;
+  status: string;
+  processed: number;
+  total: number;
+  cursor: string | null;
+  report: string | null;
+  error: string | null;
+  created_at: string;
+  updated_at: string;
+  completed_at: string | null;
+}
+
 export interface Database {
   audit_log: AuditLogTable;
+  policy_shadows: PolicyShadowsTable;
+  shadow_decisions: ShadowDecisionsTable;
+  backtests: BacktestsTable;
   console_sessions: ConsoleSessionsTable;
   usage: UsageTable;
   accounts: AccountsTable;

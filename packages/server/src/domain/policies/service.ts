@@ -66,8 +66,11 @@ export class PolicyService {
   async save(
     principal: Principal,
     input: { policyId?: unknown; yamlContent?: unknown },
-    options: { createOnly: boolean },
-  ): Promise<{ created: boolean; policy: Policy }> {
+    options: {
+      createOnly: boolean /** the audit entry's action, when not policy.created / policy.updated */;
+      auditAction?: string;
+    },
+  ): Promise<{ created: boolean; unchanged: boolean; policy: Policy }> {
     requireScope(principal, 'policies:write');
     const policyId = validatePolicyId(input.policyId);
     if (input.yamlContent === undefined || input.yamlContent === null || input.yamlContent === '') {
@@ -121,13 +124,19 @@ export class PolicyService {
         policyId,
       });
     }
-    await this.audit.record(
-      principal,
-      result.kind === 'created' ? 'policy.created' : 'policy.updated',
-      { type: 'policy', id: policyId, accountId: principal.accountId },
-      { before: previous && policyView(previous), after: policyView(result.policy) },
-    );
-    return { created: result.kind === 'created', policy: result.policy };
+    // the same YAML again changed nothing: no version, no entry
+    if (result.kind !== 'unchanged')
+      await this.audit.record(
+        principal,
+        options.auditAction ?? (result.kind === 'created' ? 'policy.created' : 'policy.updated'),
+        { type: 'policy', id: policyId, accountId: principal.accountId },
+        { before: previous && policyView(previous), after: policyView(result.policy) },
+      );
+    return {
+      created: result.kind === 'created',
+      unchanged: result.kind === 'unchanged',
+      policy: result.policy,
+    };
   }
 
   /**

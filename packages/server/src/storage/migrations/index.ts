@@ -9,6 +9,7 @@ import * as usageCost from './0007-usage-cost.ts';
 import * as banks from './0008-banks.ts';
 import * as ocr from './0009-ocr.ts';
 import * as consoleSessions from './0010-console-sessions.ts';
+import * as policyLifecycle from './0012-policy-lifecycle.ts';
 import * as audit from './0015-audit.ts';
 
 /** Every migration, in order. Names sort lexically; add new ones with the next number. */
@@ -24,5 +25,6 @@ export const migrations: Record<string, Migration> = {
   '0009-ocr': ocr,
   '0010-console-sessions': consoleSessions,
   // 0011–0014 are taken by review, policy life cycle, lists and decision search
+  '0012-policy-lifecycle': policyLifecycle,
   '0015-audit': audit,
 };

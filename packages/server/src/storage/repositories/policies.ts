@@ -1,9 +1,9 @@
 import type { Policy } from '../../domain/policies/policy.ts';
 import type { Db } from '../database.ts';
 import { fromJson, toJson } from '../json.ts';
-import type { PoliciesTable } from '../schema.ts';
+import type { PoliciesTable, PolicyVersionsTable } from '../schema.ts';
 
-interface StoredPolicyBody {
+export interface StoredPolicyBody {
   description: string | null;
   categories: Policy['categories'];
   banks?: Policy['banks'];
@@ -28,7 +28,32 @@ function toPolicy(row: PoliciesTable): Policy {
   };
 }
 
-export type PolicySaveResult = { kind: 'created' | 'updated'; policy: Policy } | { kind: 'conflict' };
+export type PolicySaveResult =
+  | { kind: 'created' | 'updated' | 'unchanged'; policy: Policy }
+  | { kind: 'conflict' };
+
+/** One stored version of a policy (the `policy_versions` row). */
+export interface PolicyVersionRecord {
+  policyId: string;
+  version: number;
+  accountId: string;
+  name: string;
+  yaml: string;
+  body: StoredPolicyBody;
+  createdAt: string;
+}
+
+function toVersion(row: PolicyVersionsTable): PolicyVersionRecord {
+  return {
+    policyId: row.policy_id,
+    version: row.version,
+    accountId: row.account_id,
+    name: row.name,
+    yaml: row.yaml,
+    body: fromJson<StoredPolicyBody>(row.categories),
+    createdAt: row.created_at,
+  };
+}
 
 export class PolicyRepository {
   constructor(
@@ -66,16 +91,23 @@ export class PolicyRepository {
     options: { createOnly: boolean; now: string },
   ): Promise<PolicySaveResult> {
     return this.db.transaction().execute(async (trx) => {
-      let query = trx
-        .selectFrom('policies')
-        .select(['account_id', 'version', 'created_at'])
-        .where('policy_id', '=', input.policyId);
+      let query = trx.selectFrom('policies').selectAll().where('policy_id', '=', input.policyId);
       // SQLite has no FOR UPDATE; its single writer lock already serialises the transaction.
       if (this.engine === 'postgres') query = query.forUpdate();
       const existing = await query.executeTakeFirst();
       if (existing && (existing.account_id !== input.accountId || options.createOnly))
         return { kind: 'conflict' };
-      const version = existing ? existing.version + 1 : 1;
+      // the same YAML again is not a new version (issue 18)
+      if (existing && existing.yaml === input.yaml) return { kind: 'unchanged', policy: toPolicy(existing) };
+      // a deleted policy's versions stay (decisions keep theirs): an ID used again continues their numbering
+      const last = existing
+        ? null
+        : await trx
+            .selectFrom('policy_versions')
+            .select((eb) => eb.fn.max('version').as('version'))
+            .where('policy_id', '=', input.policyId)
+            .executeTakeFirst();
+      const version = existing ? existing.version + 1 : Number(last?.version ?? 0) + 1;
       const createdAt = existing?.created_at ?? options.now;
       const body = toJson({
         description: input.description,
@@ -119,6 +151,44 @@ export class PolicyRepository {
         kind: existing ? 'updated' : 'created',
         policy: toPolicy(values),
       };
+    });
+  }
+
+  /** The versions of a policy that `accountId` wrote, oldest first (a deleted policy's stay). */
+  async listVersions(policyId: string, accountId: string): Promise<PolicyVersionRecord[]> {
+    const rows = await this.db
+      .selectFrom('policy_versions')
+      .selectAll()
+      .where('policy_id', '=', policyId)
+      .where('account_id', '=', accountId)
+      .orderBy('version')
+      .execute();
+    return rows.map(toVersion);
+  }
+
+  async getVersion(policyId: string, version: number): Promise<PolicyVersionRecord | null> {
+    const row = await this.db
+      .selectFrom('policy_versions')
+      .selectAll()
+      .where('policy_id', '=', policyId)
+      .where('version', '=', version)
+      .executeTakeFirst();
+    return row ? toVersion(row) : null;
+  }
+
+  /**
+   * Deletes the live policy of `accountId` unless `inUse` (run in the same transaction) names a reason; its versions
+   * stay. Returns false when there was nothing of that account's to delete.
+   */
+  async delete(policyId: string, accountId: string, inUse: (trx: Db) => Promise<void>): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      await inUse(trx);
+      const deleted = await trx
+        .deleteFrom('policies')
+        .where('policy_id', '=', policyId)
+        .where('account_id', '=', accountId)
+        .executeTakeFirst();
+      return Number(deleted.numDeletedRows) > 0;
     });
   }
 }

@@ -1,6 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { AppContext } from '../../../context.ts';
+import { rejectUnknownParameters } from '../../../domain/decision-filters.ts';
+import { parseVersion } from '../../../domain/policies/lifecycle.ts';
 import { policyView } from '../../../domain/policies/service.ts';
 import { principalOf } from '../../plugins/auth.ts';
 import { PolicyBody } from '../../schemas/admin.ts';
@@ -28,6 +30,7 @@ export const policyRoutes =
       },
       async (request, reply) => {
         const body = (request.body ?? {}) as Record<string, unknown>;
+        // the same YAML again answers the existing version (200) without writing one
         const { created, policy } = await ctx.policies.save(principalOf(request), body, {
           createOnly: request.headers['if-none-match'] === '*',
         });
@@ -80,11 +83,19 @@ export const policyRoutes =
       {
         schema: {
           tags: ['policies'],
-          summary: 'Get a policy',
+          summary: 'Get a policy (its latest version, or `?version=N`)',
           params: Type.Object({ policyId: Type.String() }),
+          querystring: Type.Object({ version: Type.Optional(Type.Integer({ minimum: 1 })) }),
           response: { 200: Type.Ref('Policy'), ...errorResponses(401, 403, 404, 422, 429) },
         },
       },
-      async (request) => policyView(await ctx.policies.get(principalOf(request), request.params.policyId)),
+      async (request) => {
+        const query = request.query as Record<string, unknown>;
+        rejectUnknownParameters(query, ['version']);
+        const version = query.version === undefined ? undefined : parseVersion(query.version);
+        return policyView(
+          await ctx.policyLifecycle.get(principalOf(request), request.params.policyId, version),
+        );
+      },
     );
   };
