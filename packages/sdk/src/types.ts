@@ -82,6 +82,16 @@ export type PolicyValidateParams = RequestBody<'/v1/policies/validate', 'post'>;
 export type PolicyValidation = ResponseBody<'/v1/policies/validate', 'post'>;
 export type Policy = ResponseBody<'/v1/policies/{policyId}', 'get'>;
 export type PolicyList = ResponseBody<'/v1/policies', 'get'>;
+export type PolicyVersionList = ResponseBody<'/v1/policies/{policyId}/versions', 'get'>;
+export type PolicyDiff = ResponseBody<'/v1/policies/{policyId}/diff', 'get'>;
+export type PolicyDiffParams = QueryParams<'/v1/policies/{policyId}/diff', 'get'>;
+export type PolicyDeleted = ResponseBody<'/v1/policies/{policyId}', 'delete'>;
+export type BacktestParams = RequestBody<'/v1/policies/{policyId}/backtest', 'post'>;
+export type Backtest = ResponseBody<'/v1/backtests/{backtestId}', 'get'>;
+export type ChangeReport = components['schemas']['ChangeReport'];
+export type ShadowParams = RequestBody<'/v1/policies/{policyId}/shadow', 'put'>;
+export type Shadow = ResponseBody<'/v1/policies/{policyId}/shadow', 'get'>;
+export type ShadowReport = ResponseBody<'/v1/policies/{policyId}/shadow/report', 'get'>;
 
 // Decisions
 export type Decision = ResponseBody<'/v1/decisions/{decisionId}', 'get'>;

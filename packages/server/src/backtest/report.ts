@@ -48,6 +48,16 @@ export function emptyReport(): ReportState {
   };
 }
 
+/** The value under `key`, created by `make` when absent. */
+function entry<T>(map: Record<string, T>, key: string, make: () => T): T {
+  let value = map[key];
+  if (value === undefined) {
+    value = make();
+    map[key] = value;
+  }
+  return value;
+}
+
 const push = (list: string[], id: string, max: number) => {
   if (list.length < max) list.push(id);
 };
@@ -58,24 +68,33 @@ export function tally(state: ReportState, c: Comparison, maxExamples: number): v
   if (c.newAction === null || c.newTriggered === null) {
     const reason = c.notReplayable ?? 'missing_scores';
     state.notReplayable[reason] = (state.notReplayable[reason] ?? 0) + 1;
-    push((state.notReplayableExamples[reason] ??= []), c.decisionId, maxExamples);
+    push(
+      entry(state.notReplayableExamples, reason, () => []),
+      c.decisionId,
+      maxExamples,
+    );
     return;
   }
   state.replayed++;
-  const row = (state.matrix[c.oldAction] ??= {});
+  const row = entry<Record<string, number>>(state.matrix, c.oldAction, () => ({}));
   row[c.newAction] = (row[c.newAction] ?? 0) + 1;
-  push(((state.examples[c.oldAction] ??= {})[c.newAction] ??= []), c.decisionId, maxExamples);
+  const cells = entry<Record<string, string[]>>(state.examples, c.oldAction, () => ({}));
+  push(
+    entry(cells, c.newAction, () => []),
+    c.decisionId,
+    maxExamples,
+  );
   if (c.newAction !== c.oldAction) state.changed++;
   const before = new Set(c.oldTriggered);
   const after = new Set(c.newTriggered);
   for (const category of new Set([...before, ...after])) {
-    const t = (state.categories[category] ??= {
+    const t = entry(state.categories, category, () => ({
       before: 0,
       after: 0,
       newlyTriggered: 0,
       noLongerTriggered: 0,
       examples: [],
-    });
+    }));
     const was = before.has(category);
     const is = after.has(category);
     if (was) t.before++;

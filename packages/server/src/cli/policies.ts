@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { Policy } from '@verdict/sdk';
 import type { Command } from 'commander';
+import { registerPolicyLifecycleCommands } from './policy-lifecycle.ts';
 import {
   action,
   CliError,
@@ -86,4 +87,6 @@ export function registerPolicyCommands(program: Command, io: CliIO): void {
       println(io, describePolicy(policy));
     }),
   );
+
+  registerPolicyLifecycleCommands(policies, io);
 }
