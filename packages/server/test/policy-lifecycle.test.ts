@@ -26,9 +26,10 @@ describe.each(engines)('policy life cycle (%s)', (engine) => {
   let t: TestApp;
   let key: string;
   let other: string;
+  let accountId: string;
   beforeAll(async () => {
     t = await createTestApp({ engine, overrides: { textProvider: new KeywordProvider() } });
-    key = (await t.newKey(['check', 'policies:read', 'policies:write', 'decisions:read'])).key;
+    ({ key, accountId } = await t.newKey(['check', 'policies:read', 'policies:write', 'decisions:read']));
     other = (await t.newKey(['check', 'policies:read', 'policies:write', 'decisions:read'])).key;
   });
   afterAll(() => t.close());
@@ -189,5 +190,27 @@ describe.each(engines)('policy life cycle (%s)', (engine) => {
     const recreated = await post(V2, key, 'doomed');
     expect(recreated.status).toBe(201);
     expect(recreated.body.version).toBe(2);
+  });
+
+  it('records rollbacks, deletions and shadows in the audit log; an identical re-post records nothing', async () => {
+    const actions = async (policyId: string) => {
+      const log = await t.request(
+        'GET',
+        `/v1/audit?targetType=policy&targetId=${policyId}&accountId=${accountId}`,
+      );
+      expect(log.status).toBe(200);
+      return log.body.entries.map((e: any) => e.action).reverse();
+    };
+    expect(await actions('community')).toEqual([
+      'policy.created',
+      'policy.updated',
+      'policy.updated',
+      'policy.rolled_back',
+      'policy.shadow_started',
+      'policy.shadow_stopped',
+    ]);
+    expect(await actions('doomed')).toEqual(['policy.created', 'policy.deleted', 'policy.created']);
+    const log = await t.request('GET', `/v1/audit?action=policy.deleted&accountId=${accountId}`);
+    expect(log.body.entries[0]).toMatchObject({ before: { policyId: 'doomed', version: 1 }, after: null });
   });
 });
