@@ -78,8 +78,11 @@ describe('Verdict SDK against a real server', () => {
   it('policies: create (201), new version (200), createOnly conflict, get, list, and 422 details', async () => {
     const created = await client.policies.create({ policyId: 'community', yamlContent: POLICY_YAML });
     expect(created).toMatchObject({ policyId: 'community', name: 'Community', version: 1, builtin: false });
-    const updated = await client.policies.create({ policyId: 'community', yamlContent: POLICY_YAML });
+    // a changed text is a new version; the same text again is not
+    const changed = `${POLICY_YAML}# reviewed\n`;
+    const updated = await client.policies.create({ policyId: 'community', yamlContent: changed });
     expect(updated.version).toBe(2);
+    expect((await client.policies.create({ policyId: 'community', yamlContent: changed })).version).toBe(2);
     const conflict = await client.policies
       .create({ policyId: 'community', yamlContent: POLICY_YAML, createOnly: true })
       .catch((e) => e);

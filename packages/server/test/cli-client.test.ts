@@ -110,6 +110,7 @@ describe('verdict client commands', () => {
     expect(created.stdout).toMatch(
       /^Created community {2}Community {2}\(version 1\)\n {2}hate +threshold 0\.50 {2}→ block/,
     );
+    fs.appendFileSync(yaml, '# reviewed\n'); // a changed text is a new version (the same text again is not)
     const updated = await cli(['policies', 'apply', '--file', yaml, '--json']);
     expect(JSON.parse(updated.stdout)).toMatchObject({ policyId: 'community', version: 2 });
     expect((await cli(['policies', 'apply', '-f', yaml, '--id', 'other'])).stdout).toMatch(/^Created other /);
