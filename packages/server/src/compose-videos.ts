@@ -1,5 +1,5 @@
-import path from 'node:path';
-import { type Config, extraCa } from './config.ts';
+import { createBlobStore } from './blobs/index.ts';
+import { type Config, extraCa, type Secrets } from './config.ts';
 import type { CheckService } from './domain/checks.ts';
 import type { DecisionStore } from './domain/decisions.ts';
 import type { EventOutbox } from './domain/events.ts';
@@ -9,7 +9,6 @@ import { VideoEvaluator } from './domain/video-evaluator.ts';
 import { EvidenceStore } from './domain/video-evidence.ts';
 import { VideoService } from './domain/videos.ts';
 import type { Queue } from './jobs/queue.ts';
-import { FileBlobStore } from './media/blob-store.ts';
 import type { VideoFetchOptions } from './media/video/source.ts';
 import type { ImageTextReader } from './ocr/judge.ts';
 import type { Provider } from './providers/provider.ts';
@@ -50,6 +49,7 @@ export function createVideoEvaluator(
 /** The video service; registers its side write (completion in the decision's transaction) with the store. */
 export function createVideoService(
   config: Config,
+  secrets: Secrets,
   database: DatabaseHandle,
   deps: {
     policies: PolicyService;
@@ -65,7 +65,8 @@ export function createVideoService(
 ): VideoService {
   const { db } = database;
   const repository = new VideoRepository(db);
-  const evidence = new EvidenceStore(new FileBlobStore(path.join(config.dataDir, 'blobs')), repository, {
+  const blobs = createBlobStore(config, secrets, database);
+  const evidence = new EvidenceStore(blobs, repository, {
     publicUrl: config.publicUrl,
     ttlMs: config.evidenceTtlMs ?? 24 * 3_600_000,
   });
@@ -91,6 +92,9 @@ export function createVideoService(
       maxPendingPerAccount: config.maxPendingVideos ?? 20,
       minFreeDiskBytes: (config.minFreeDiskMb ?? 1024) * 1024 * 1024,
       textReader: deps.textReader ?? null,
+      // A shared store carries accepted videos from the API instance to whichever worker analyses them; with files,
+      // API and worker share the data directory and the upload stays where it is.
+      videoBlobs: blobs.kind === 'file' ? null : blobs,
     },
   );
   deps.decisionStore.addSideWrite(videos.decisionSideWrite);

@@ -69,6 +69,11 @@ export interface Config {
   contentRetentionMs?: number | null;
   /** VERDICT_DECISION_RETENTION (e.g. 365d; default: kept): after this, decisions are deleted. */
   decisionRetentionMs?: number | null;
+  /**
+   * VERDICT_S3_URL (`http(s)://[key:secret@]host[:port]/bucket`) and VERDICT_S3_REGION (default us-east-1): evidence
+   * frames and uploaded videos go to this S3-compatible bucket. The credentials are in `Secrets.s3`, not here.
+   */
+  s3?: { endpoint: string; bucket: string; region: string } | null;
 }
 
 export interface Secrets {
@@ -77,6 +82,8 @@ export interface Secrets {
   metricsToken?: string | null;
   /** Provider API keys by provider name, read from the variables the providers file names (apiKeyEnv). */
   providerKeys?: Record<string, string>;
+  /** The S3 store's access key: from VERDICT_S3_URL's user info, or VERDICT_S3_ACCESS_KEY_ID / _SECRET_ACCESS_KEY. */
+  s3?: { accessKeyId: string; secretAccessKey: string } | null;
 }
 
 export class ConfigError extends Error {
@@ -298,7 +305,59 @@ export function loadConfig(env: Env = process.env): { config: Config; secrets: S
   }
   const { providers, providerKeys } = parseProvidersFile(env);
   config.providers = providers;
-  return { config, secrets: { bootstrapKey, metricsToken, providerKeys } };
+  const s3 = parseS3(env);
+  config.s3 = s3?.location ?? null;
+  return { config, secrets: { bootstrapKey, metricsToken, providerKeys, s3: s3?.credentials ?? null } };
+}
+
+/**
+ * VERDICT_S3_URL: the bucket as a path-style URL; its credentials in the URL's user info (percent-encoded) or in
+ * VERDICT_S3_ACCESS_KEY_ID and VERDICT_S3_SECRET_ACCESS_KEY (which win). Errors never repeat the URL (it may hold
+ * the secret).
+ */
+function parseS3(env: Env): {
+  location: NonNullable<Config['s3']>;
+  credentials: NonNullable<Secrets['s3']>;
+} | null {
+  const raw = str(env, 'VERDICT_S3_URL');
+  if (raw === undefined) return null;
+  const name = 'VERDICT_S3_URL';
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(name, 'not a valid URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new ConfigError(name, `expected an http or https URL, got ${url.protocol}`);
+  if (url.search || url.hash) throw new ConfigError(name, 'expected no query or fragment');
+  const bucket = url.pathname.replace(/^\/+|\/+$/g, '');
+  if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket))
+    throw new ConfigError(name, 'expected the bucket as the path, like http://host:9000/verdict');
+  const decode = (value: string) => {
+    try {
+      return decodeURIComponent(value);
+    } catch {
+      throw new ConfigError(name, 'the credentials in the URL are not validly percent-encoded');
+    }
+  };
+  const accessKeyId =
+    str(env, 'VERDICT_S3_ACCESS_KEY_ID') ?? (url.username ? decode(url.username) : undefined);
+  const secretAccessKey =
+    str(env, 'VERDICT_S3_SECRET_ACCESS_KEY') ?? (url.password ? decode(url.password) : undefined);
+  if (!accessKeyId || !secretAccessKey) {
+    throw new ConfigError(
+      name,
+      'no credentials: put them in the URL (http://key:secret@host/bucket) or set VERDICT_S3_ACCESS_KEY_ID and VERDICT_S3_SECRET_ACCESS_KEY',
+    );
+  }
+  const region = str(env, 'VERDICT_S3_REGION') ?? 'us-east-1';
+  if (!/^[a-z0-9-]{1,64}$/.test(region))
+    throw new ConfigError('VERDICT_S3_REGION', `expected a region name like us-east-1, got "${region}"`);
+  return {
+    location: { endpoint: `${url.protocol}//${url.host}`, bucket, region },
+    credentials: { accessKeyId, secretAccessKey },
+  };
 }
 
 /** VERDICT_PROVIDERS_FILE and the keys it names: a bad file or a missing key stops the start, naming the line. */

@@ -201,7 +201,7 @@ export async function createContext(
     config.cacheMs ?? 500,
   );
   decisionStore.addSideWrite(shadows.sideWrite);
-  const videos = createVideoService(config, database, {
+  const videos = createVideoService(config, secrets, database, {
     policies,
     checks,
     decisionStore,

@@ -1,4 +1,4 @@
-import type { BlobStore } from '../media/blob-store.ts';
+import type { BlobStore } from '../blobs/blob-store.ts';
 import { signEvidence, verifyEvidence } from '../media/video/evidence-token.ts';
 
 const PREFIX = 'evidence';

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { type BlobStore, videoKey } from '../blobs/index.ts';
 import type { Queue } from '../jobs/queue.ts';
 import { NotAVideoError, probeVideo, type VideoInfo } from '../media/video/probe.ts';
 import { downloadVideo, parseVideoUrl, type VideoFetchOptions } from '../media/video/source.ts';
@@ -49,6 +50,11 @@ export interface VideoServiceOptions {
   minFreeDiskBytes: number;
   /** Reads text in frames (OCR) for the text categories. */
   textReader?: ImageTextReader | null;
+  /**
+   * A store shared by every instance (PostgreSQL, S3): an accepted video is kept there under `videos/<id>` until
+   * analysed, and the worker fetches it into its own data directory. Null: the data directory is shared.
+   */
+  videoBlobs?: BlobStore | null;
 }
 
 export interface SubmitOptions {
@@ -313,7 +319,10 @@ export class VideoService {
     const reservation = await this.usage.reserve(principal, units({ videoFrames: frames }));
     const now = new Date();
     const estimatedSeconds = this.estimate(frames);
+    const blobs = this.options.videoBlobs ?? null;
     try {
+      // Scaled out, the bytes are durable in the shared store before the row exists (and so before any job).
+      if (blobs) await blobs.putFile(videoKey(v.id), v.file);
       await this.repository.insert({
         id: v.id,
         accountId: principal.accountId,
@@ -342,8 +351,11 @@ export class VideoService {
       });
     } catch (error) {
       await reservation.release();
+      if (blobs) await blobs.delete(videoKey(v.id)).catch(() => {});
       throw error;
     }
+    // a worker (here or elsewhere) fetches its own copy from the store
+    if (blobs) await fs.promises.rm(v.file, { force: true });
     // The video is stored: from here on it is accepted. Should the enqueue fail (or the process die before it),
     // the maintenance task enqueues the video again, so its file must stay.
     await this.enqueue(v.id).catch(() => {});
@@ -407,19 +419,32 @@ export class VideoService {
     const principal = workerPrincipal(video.keyId, video.accountId);
     const policy = await this.policies.resolve(principal, video.policyId);
     const file = path.join(this.options.dataDir, video.file);
-    if (!fs.existsSync(file)) {
-      throw new AppError('INVALID_CONTENT', 'The stored copy of the video is gone', {
-        reason: 'missing_file',
-      });
-    }
     await this.acquire(signal);
     try {
+      if (!(await this.localCopy(id, file))) {
+        throw new AppError('INVALID_CONTENT', 'The stored copy of the video is gone', {
+          reason: 'missing_file',
+        });
+      }
       await this.analyse(video, principal, policy, file, signal);
     } finally {
       this.running--;
       // Everyone waiting checks again (an aborted waiter must not swallow the wake-up).
       for (const wake of this.waiting.splice(0)) wake();
     }
+  }
+
+  /** The video's file in this instance's data directory, fetched from the shared store when not there yet. */
+  private async localCopy(id: string, file: string): Promise<boolean> {
+    if (fs.existsSync(file)) return true;
+    const blobs = this.options.videoBlobs;
+    return blobs ? blobs.getToFile(videoKey(id), file) : false;
+  }
+
+  /** Removes a video's bytes once it has ended: the local copy, and the shared store's (the sweep retries). */
+  private async removeCopies(id: string, file: string): Promise<void> {
+    await fs.promises.rm(path.join(this.options.dataDir, file), { force: true });
+    await this.options.videoBlobs?.delete(videoKey(id)).catch(() => {});
   }
 
   /** A slot among `maxConcurrent` analyses; waits (abortably) when all are taken. */
@@ -488,7 +513,7 @@ export class VideoService {
     });
     record.decisionId = id;
     await this.store.save([record]);
-    await fs.promises.rm(file, { force: true });
+    await this.removeCopies(id, video.file);
   }
 
   /** The video failed for good: `moderation.failed`, the reservation given back, the local copy removed. */
@@ -507,7 +532,7 @@ export class VideoService {
         buildEvent(video.accountId, 'moderation.failed', data, { targetUrl: video.webhookUrl }),
       ]);
     });
-    await fs.promises.rm(path.join(this.options.dataDir, video.file), { force: true });
+    await this.removeCopies(id, video.file);
   }
 
   private async giveBack(trx: Db, video: VideoRecord): Promise<void> {
@@ -540,10 +565,23 @@ export class VideoService {
         await fs.promises.rm(path.join(this.options.dataDir, file), { force: true });
       }
     }
+    await this.sweepVideoBlobs();
     for (const name of names.filter((n) => n.endsWith('.part'))) {
       const full = path.join(dir, name);
       const stat = await fs.promises.stat(full).catch(() => null);
       if (stat && Date.now() - stat.mtimeMs > 3_600_000) await fs.promises.rm(full, { force: true });
+    }
+  }
+
+  /** Shared-store copies of videos no longer processing (the worker died between the result and the delete). */
+  private async sweepVideoBlobs(): Promise<void> {
+    const blobs = this.options.videoBlobs;
+    if (!blobs) return;
+    // as with local files: a blob without a row may be one whose row is being inserted right now
+    const keys = await blobs.list('videos', new Date(Date.now() - 10 * 60_000));
+    const byFile = new Map(keys.map((key) => [path.join(UPLOADS, `${path.basename(key)}.video`), key]));
+    for (const file of await this.repository.finishedFiles([...byFile.keys()])) {
+      await blobs.delete(byFile.get(file)!);
     }
   }
 

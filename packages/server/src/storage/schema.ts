@@ -331,7 +331,16 @@ export interface BacktestsTable {
   completed_at: string | null;
 }
 
+/** A chunk (at most 1 MB) of a blob kept in the database (PostgreSQL deployments without an object store). */
+export interface BlobsTable {
+  key: string;
+  chunk: number;
+  data: Uint8Array;
+  created_at: string;
+}
+
 export interface Database {
+  blobs: BlobsTable;
   audit_log: AuditLogTable;
   policy_shadows: PolicyShadowsTable;
   shadow_decisions: ShadowDecisionsTable;

@@ -11,6 +11,7 @@ import * as ocr from './0009-ocr.ts';
 import * as consoleSessions from './0010-console-sessions.ts';
 import * as policyLifecycle from './0012-policy-lifecycle.ts';
 import * as audit from './0015-audit.ts';
+import * as blobs from './0016-blobs.ts';
 
 /** Every migration, in order. Names sort lexically; add new ones with the next number. */
 export const migrations: Record<string, Migration> = {
@@ -27,4 +28,5 @@ export const migrations: Record<string, Migration> = {
   // 0011–0014 are taken by review, policy life cycle, lists and decision search
   '0012-policy-lifecycle': policyLifecycle,
   '0015-audit': audit,
+  '0016-blobs': blobs,
 };
