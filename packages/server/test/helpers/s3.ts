@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
 // s3rver (a dev dependency) is an S3-compatible server in Node that checks Signature Version 4 like S3 does.
 // @ts-expect-error s3rver ships no types
@@ -29,6 +30,9 @@ export async function startS3(bucket = 'verdict-test'): Promise<TestS3> {
   return {
     endpoint: `http://127.0.0.1:${address.port}`,
     bucket,
-    close: () => server.close(),
+    async close() {
+      await server.close();
+      fs.rmSync(directory, { recursive: true, force: true });
+    },
   };
 }
