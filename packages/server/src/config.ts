@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { LANGUAGES, type Language } from './domain/taxonomy.ts';
 import {
   type ExternalProviderConfig,
   ProvidersFileError,
@@ -43,9 +44,18 @@ export interface Config {
   textWarmUp?: boolean;
   /**
    * VERDICT_OCR (default true): read text in images (tesseract.js, offline) and judge it with the text model;
-   * VERDICT_OCR_TIMEOUT_MS (default 3000) bounds one image's reading.
+   * VERDICT_OCR_TIMEOUT_MS (default 3000) bounds one image's reading; VERDICT_OCR_LANGUAGES (comma-separated
+   * codes, default all 17) the languages read; VERDICT_OCR_MAX_WORKERS (default 6) the live tesseract workers (one
+   * per model, ~50–100 MB each); VERDICT_OCR_TESSDATA_DIR a directory of `<model>.traineddata` for models no npm
+   * package carries (default: Debian's tesseract-ocr directories).
    */
-  ocr?: { enabled: boolean; timeoutMs: number };
+  ocr?: {
+    enabled: boolean;
+    timeoutMs: number;
+    languages?: Language[];
+    maxWorkers?: number;
+    tessdataDirs?: string[];
+  };
   /** VERDICT_EVIDENCE_TTL (default 24h): how long evidence frame URLs of video results stay fetchable. */
   evidenceTtlMs?: number;
   /** VERDICT_MAX_PENDING_VIDEOS (default 20): videos an account may have waiting or in analysis at once. */
@@ -109,6 +119,20 @@ function parseInteger(env: Env, name: string, fallback: number, min: number, max
   const value = Number(raw);
   if (value < min || value > max) throw new ConfigError(name, `expected ${min}–${max}, got ${value}`);
   return value;
+}
+
+function parseLanguages(env: Env, name: string): Language[] {
+  const raw = str(env, name);
+  if (raw === undefined) return [...LANGUAGES];
+  const codes = raw
+    .split(',')
+    .map((c) => c.trim().toLowerCase())
+    .filter((c) => c !== '');
+  const unknown = codes.filter((c) => !(LANGUAGES as readonly string[]).includes(c));
+  if (codes.length === 0 || unknown.length > 0) {
+    throw new ConfigError(name, `expected codes among ${LANGUAGES.join(', ')}, got "${raw}"`);
+  }
+  return [...new Set(codes)] as Language[];
 }
 
 function parseBoolean(env: Env, name: string, fallback: boolean): boolean {
@@ -290,6 +314,9 @@ export function loadConfig(env: Env = process.env): { config: Config; secrets: S
     ocr: {
       enabled: parseBoolean(env, 'VERDICT_OCR', true),
       timeoutMs: parseInteger(env, 'VERDICT_OCR_TIMEOUT_MS', 3000, 100, 60_000),
+      languages: parseLanguages(env, 'VERDICT_OCR_LANGUAGES'),
+      maxWorkers: parseInteger(env, 'VERDICT_OCR_MAX_WORKERS', 6, 1, 64),
+      ...(str(env, 'VERDICT_OCR_TESSDATA_DIR') && { tessdataDirs: [str(env, 'VERDICT_OCR_TESSDATA_DIR')!] }),
     },
     evidenceTtlMs: parseEvidenceTtl(env),
     maxPendingVideos: parseInteger(env, 'VERDICT_MAX_PENDING_VIDEOS', 20, 1, 1_000_000),

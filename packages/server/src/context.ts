@@ -157,7 +157,13 @@ export async function createContext(
     ...overrides.imageFetch,
   };
   const ocr = config.ocr?.enabled
-    ? new OcrEngine({ timeoutMs: config.ocr.timeoutMs, maxPixels: MAX_IMAGE_PIXELS })
+    ? new OcrEngine({
+        timeoutMs: config.ocr.timeoutMs,
+        maxPixels: MAX_IMAGE_PIXELS,
+        ...(config.ocr.languages && { languages: config.ocr.languages }),
+        ...(config.ocr.maxWorkers && { maxWorkers: config.ocr.maxWorkers }),
+        ...(config.ocr.tessdataDirs && { tessdataDirs: config.ocr.tessdataDirs }),
+      })
     : null;
   const textReader = ocr && { engine: ocr, text: timedText };
   evaluators.register(new ImageEvaluator(timedImage, imageFetch, textReader, providers));

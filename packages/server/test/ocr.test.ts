@@ -12,7 +12,7 @@ import { serve, type TestServer } from './helpers/images.ts';
 const here = path.dirname(fileURLToPath(import.meta.url));
 
 /** A photo-like background (smooth random texture) with a caption: white letters outlined in black, as memes. */
-async function meme(caption: string, width = 640, height = 480): Promise<Buffer> {
+async function meme(caption: string, width = 640, height = 480, font = 'DejaVu Sans'): Promise<Buffer> {
   const photo = await sharp({
     create: {
       width,
@@ -25,7 +25,7 @@ async function meme(caption: string, width = 640, height = 480): Promise<Buffer>
     .blur(3)
     .png()
     .toBuffer();
-  const svg = `<svg width="${width}" height="${height}"><text x="${width / 2}" y="90" font-family="DejaVu Sans" font-weight="bold" font-size="54" fill="white" stroke="black" stroke-width="3" text-anchor="middle">${caption}</text></svg>`;
+  const svg = `<svg width="${width}" height="${height}"><text x="${width / 2}" y="90" font-family="${font}" font-weight="bold" font-size="54" fill="white" stroke="black" stroke-width="3" text-anchor="middle">${caption}</text></svg>`;
   return sharp(photo)
     .composite([{ input: Buffer.from(svg) }])
     .jpeg()
@@ -33,8 +33,8 @@ async function meme(caption: string, width = 640, height = 480): Promise<Buffer>
 }
 
 /** Dark text on a light ground, as a screenshot of a chat. */
-async function screenshot(text: string): Promise<Buffer> {
-  const svg = `<svg width="640" height="160"><text x="20" y="90" font-family="DejaVu Sans" font-size="30" fill="#222">${text}</text></svg>`;
+async function screenshot(text: string, font = 'DejaVu Sans'): Promise<Buffer> {
+  const svg = `<svg width="640" height="160"><text x="20" y="90" font-family="${font}" font-size="30" fill="#222">${text}</text></svg>`;
   return sharp({ create: { width: 640, height: 160, channels: 3, background: '#f4f4f4' } })
     .composite([{ input: Buffer.from(svg) }])
     .png()
@@ -82,7 +82,12 @@ describe('text in images (OCR), judged by the text model', () => {
     media = await serve((_req, res) => res.writeHead(200, { 'content-type': 'video/mp4' }).end(video));
     // the real image and text models, OCR on (the default)
     t = await createTestApp({
-      config: { allowHttpMedia: true, contentRetentionMs: 30 * 86_400_000 },
+      // a generous time bound: test files run side by side on two cores, and a read over time is dropped
+      config: {
+        allowHttpMedia: true,
+        contentRetentionMs: 30 * 86_400_000,
+        ocr: { enabled: true, timeoutMs: 20_000 },
+      },
       overrides: {
         imageFetch: {
           isAllowedAddress: (ip) => ip === '127.0.0.1',
@@ -147,6 +152,35 @@ describe('text in images (OCR), judged by the text model', () => {
     expect(redacted.content).toBe('');
     expect(words(redacted.ocr).every((w) => w === '')).toBe(true);
     expect(redacted.ocr.regions).toHaveLength(kept.body.ocr.regions.length);
+  }, 60_000);
+
+  it('reads Arabic without a language hint: the script is found, the text categories decide, ocr.language is ar', async () => {
+    // "I will kill you" in Noto Sans Arabic (Debian's fonts-noto-core, installed by .ci/run): the English read
+    // finds nothing confident, then the Russian and the Arabic models read (the alef may lose its hamza: اقتلك)
+    const res = await check(await screenshot('سوف أقتلك', 'Noto Sans Arabic'));
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.ocr.text).toMatch(/سوف [أا]قتلك/);
+    expect(res.body.ocr.language).toBe('ar');
+    const violence = res.body.categories.find((c: { category: string }) => c.category === 'violence');
+    expect(violence).toMatchObject({ evaluated: true, triggered: true });
+    expect(res.body.action).not.toBe('allow');
+  }, 60_000);
+
+  it("reads Russian with the request's language hint (the Russian model only)", async () => {
+    const res = await t.request('POST', '/v1/check', {
+      body: {
+        content: (await screenshot('Я найду тебя и убью')).toString('base64'),
+        contentType: 'image',
+        policyId: 'default',
+        language: 'ru',
+      },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    // the model comes from Debian's tesseract-ocr-rus (installed by .ci/run): no npm package carries it
+    expect(res.body.ocr.text).toBe('Я найду тебя и убью');
+    expect(res.body.ocr.language).toBe('ru');
+    const violence = res.body.categories.find((c: { category: string }) => c.category === 'violence');
+    expect(violence).toMatchObject({ evaluated: true, triggered: true });
   }, 60_000);
 
   it('reads dark text on a light ground (a screenshot)', async () => {

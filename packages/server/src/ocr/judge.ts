@@ -9,8 +9,9 @@ export interface ImageTextReader {
 }
 
 /**
- * Reads the text of an image and scores it with the text provider: null when the image shows no text. The text's
- * language is the request's (or detected, for `auto`); the result names the language the text model used.
+ * Reads the text of an image and scores it with the text provider: null when the image shows no text. The
+ * request's language picks the OCR model (for `auto` the engine finds the script); the text model scores the text
+ * in that language (or detects it), and the result names the language the text model used.
  */
 export async function judgeImageText(
   reader: ImageTextReader,
@@ -18,7 +19,7 @@ export async function judgeImageText(
   language: Language | 'auto',
   signal?: AbortSignal,
 ): Promise<{ ocr: OcrResult; result: ProviderResult } | null> {
-  const read = await reader.engine.read(bytes);
+  const read = await reader.engine.read(bytes, language);
   if (!read) return null;
   const result = await reader.text.evaluate({ contentType: 'text', text: read.text, language }, signal);
   return { ocr: { ...read, language: result.language ?? read.language }, result };
