@@ -1,138 +1,107 @@
 /**
- * OCR: words recognised correctly on generated images — sentences in Latin-script languages rendered in several
- * fonts, sizes and colours on photo-like and flat backgrounds (meme captions, screenshots, coloured banners) — and
- * the time per image with text, against photos without text (which the presence test lets through cheaply).
- *   node --import tsx bench/ocr.ts
- * A word counts as recognised when it appears (case and punctuation aside) among the words read.
+ * OCR in the 17 languages the text model serves: words recognised correctly on generated images — two sentences
+ * per language the team wrote for this bench, in two fonts per script (Debian's fonts-dejavu, fonts-noto-core,
+ * fonts-noto-cjk: install them first), two sizes, three styles (meme captions: white outlined text on a photo-like
+ * ground; screenshots; coloured banners) — read three ways in the same run: the English model only (the engine
+ * before), the request's language naming the model (`hint`), and `auto` (English first, then the language's own
+ * Latin model or the other scripts' models). Then images/s with text, and photos without text (the presence test).
+ *   apt-get install -y fonts-noto-core fonts-noto-cjk fonts-dejavu tesseract-ocr-rus
+ *   node --import tsx bench/ocr.ts [languages, comma-separated]
+ * A word counts as recognised when it appears (after NFC, lower case, split on non-letters) among the words read;
+ * Japanese, written without spaces, counts characters.
  */
 import { performance } from 'node:perf_hooks';
 import sharp from 'sharp';
+import { LANGUAGES, type Language } from '../packages/server/src/domain/taxonomy.ts';
 import { OcrEngine } from '../packages/server/src/ocr/engine.ts';
 import { makePhotos } from './lib/images.ts';
+import { imagesFor, renderText, words, wordsFound } from './lib/ocr-images.ts';
 
-const SENTENCES: Record<string, string> = {
-  en: 'I will find you and hurt you',
-  es: 'Te voy a encontrar mañana',
-  fr: 'Je vais te trouver ce soir',
-  de: 'Ich werde dich heute finden',
-  pt: 'Eu vou te encontrar amanhã',
-  it: 'Ti troverò domani sera',
-  nl: 'Ik ga je morgen vinden',
-  sv: 'Jag kommer att hitta dig',
-  pl: 'Znajdę cię jutro wieczorem',
-  cs: 'Zítra tě najdu doma',
-  tr: 'Seni yarın bulacağım',
-  id: 'Aku akan menemukanmu besok',
+const only = process.argv[2]?.split(',') as Language[] | undefined;
+const languages = only ?? [...LANGUAGES];
+type Mode = 'eng' | 'hint' | 'auto';
+const MODES: Mode[] = ['eng', 'hint', 'auto'];
+const engines: Record<Mode, OcrEngine> = {
+  eng: new OcrEngine({ timeoutMs: 10_000, maxPixels: 100_000_000, languages: ['en'] }),
+  hint: new OcrEngine({ timeoutMs: 10_000, maxPixels: 100_000_000, maxWorkers: 17 }),
+  auto: new OcrEngine({ timeoutMs: 10_000, maxPixels: 100_000_000, maxWorkers: 17 }),
 };
-const FONTS = ['DejaVu Sans', 'DejaVu Serif', 'Liberation Sans', 'DejaVu Sans Mono'];
-type Style = 'meme' | 'screenshot' | 'banner';
-const STYLES: Style[] = ['meme', 'screenshot', 'banner'];
-const SIZES = [30, 44];
+const warm = await renderText('warm up the engine', 'DejaVu Sans', 40, 'screenshot', 0);
+for (const engine of Object.values(engines)) await engine.read(warm);
+console.log(`models installed: ${engines.auto.languages.join(', ')}`);
 
-const xmlEscape = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;');
-
-async function background(style: Style, seed: number): Promise<Buffer> {
-  if (style === 'screenshot') {
-    return sharp({ create: { width: 720, height: 200, channels: 3, background: '#f5f5f5' } })
-      .png()
-      .toBuffer();
-  }
-  if (style === 'banner') {
-    return sharp({ create: { width: 720, height: 200, channels: 3, background: '#1d3557' } })
-      .png()
-      .toBuffer();
-  }
-  return sharp({
-    create: {
-      width: 720,
-      height: 200,
-      channels: 3,
-      background: '#000',
-      noise: { type: 'gaussian', mean: 100 + (seed % 5) * 10, sigma: 50 },
-    },
-  })
-    .blur(3)
-    .png()
-    .toBuffer();
+interface Tally {
+  found: number;
+  total: number;
+  ms: number;
+  /** CPU time of the whole process (all threads: tesseract's workers, libvips): the machine is shared. */
+  cpuMs: number;
+  images: number;
 }
-
-async function render(text: string, font: string, size: number, style: Style, seed: number): Promise<Buffer> {
-  const paint =
-    style === 'meme'
-      ? 'fill="white" stroke="black" stroke-width="2" font-weight="bold"'
-      : style === 'banner'
-        ? 'fill="#ffd166"'
-        : 'fill="#222"';
-  const svg = `<svg width="720" height="200"><text x="20" y="110" font-family="${font}" font-size="${size}" ${paint}>${xmlEscape(text)}</text></svg>`;
-  return sharp(await background(style, seed))
-    .composite([{ input: Buffer.from(svg) }])
-    .jpeg({ quality: 85 })
-    .toBuffer();
-}
-
-const words = (s: string) =>
-  s
-    .toLowerCase()
-    .split(/[^\p{L}\p{N}]+/u)
-    .filter((w) => w !== '');
-
-const engine = new OcrEngine({ timeoutMs: 10_000, maxPixels: 100_000_000 });
-await engine.read(await render('warm up the engine', 'DejaVu Sans', 40, 'screenshot', 0));
-const perLanguage: Record<string, { found: number; total: number }> = {};
-const perStyle: Record<string, { found: number; total: number }> = {};
-let textMs = 0;
-let images = 0;
-let seed = 0;
-for (const [language, sentence] of Object.entries(SENTENCES)) {
-  for (const font of FONTS) {
-    for (const style of STYLES) {
-      for (const size of SIZES) {
-        const image = await render(sentence, font, size, style, seed++);
-        const started = performance.now();
-        const read = await engine.read(image);
-        textMs += performance.now() - started;
-        images++;
-        const got = words(read?.text ?? '');
-        const expected = words(sentence);
-        const found = expected.filter((w) => {
-          const i = got.indexOf(w);
-          if (i < 0) return false;
-          got.splice(i, 1);
-          return true;
-        }).length;
-        for (const [key, table] of [
-          [language, perLanguage],
-          [style, perStyle],
-        ] as const) {
-          table[key] ??= { found: 0, total: 0 };
-          table[key].found += found;
-          table[key].total += expected.length;
-        }
+const tally = () => ({ found: 0, total: 0, ms: 0, cpuMs: 0, images: 0 });
+const pct = (t: Tally) => `${((100 * t.found) / t.total).toFixed(1)} %`;
+const speed = (t: Tally) =>
+  `${((1000 * t.images) / t.ms).toFixed(2)}/s (${(t.cpuMs / t.images).toFixed(0)} ms CPU)`;
+const rows: Record<string, Record<Mode, Tally>> = {};
+const byStyle: Record<string, Record<Mode, Tally>> = {};
+for (const language of languages) {
+  rows[language] = { eng: tally(), hint: tally(), auto: tally() };
+  for (const { image, text, style } of await imagesFor(language)) {
+    byStyle[style] ??= { eng: tally(), hint: tally(), auto: tally() };
+    for (const mode of MODES) {
+      const started = performance.now();
+      const cpuBefore = process.cpuUsage();
+      const read = await engines[mode].read(image, mode === 'hint' ? language : 'auto');
+      const ms = performance.now() - started;
+      const cpu = process.cpuUsage(cpuBefore);
+      const expected = words(text, language);
+      const found = wordsFound(expected, words(read?.text ?? '', language));
+      if (process.env.OCR_BENCH_VERBOSE)
+        console.log(language, mode, ms.toFixed(0), JSON.stringify(read?.text));
+      for (const t of [rows[language][mode], byStyle[style][mode]]) {
+        t.found += found;
+        t.total += expected.length;
+        t.ms += ms;
+        t.cpuMs += (cpu.user + cpu.system) / 1000;
+        t.images++;
       }
     }
   }
+  const r = rows[language];
+  console.error(
+    `${language}: ${pct(r.eng)} / ${pct(r.hint)} / ${pct(r.auto)}, ${speed(r.eng)} / ${speed(r.hint)} / ${speed(r.auto)}`,
+  );
 }
-const pct = (r: { found: number; total: number }) => `${((100 * r.found) / r.total).toFixed(1)} %`;
-const all = Object.values(perLanguage).reduce(
-  (a, r) => ({ found: a.found + r.found, total: a.total + r.total }),
-  {
-    found: 0,
-    total: 0,
-  },
-);
-console.log(`words recognised: ${pct(all)} of ${all.total} over ${images} images`);
 console.log(
-  `by language: ${Object.entries(perLanguage)
-    .map(([k, r]) => `${k} ${pct(r)}`)
+  '\n| language | images | words | eng only | hint | auto | images/s (CPU per image) eng / hint / auto |',
+);
+console.log('| --- | --- | --- | --- | --- | --- | --- |');
+const sum = (mode: Mode) =>
+  Object.values(rows).reduce(
+    (a, r) => ({
+      found: a.found + r[mode].found,
+      total: a.total + r[mode].total,
+      ms: a.ms + r[mode].ms,
+      cpuMs: a.cpuMs + r[mode].cpuMs,
+      images: a.images + r[mode].images,
+    }),
+    tally(),
+  );
+for (const [language, r] of [
+  ...Object.entries(rows),
+  ['all', { eng: sum('eng'), hint: sum('hint'), auto: sum('auto') }] as const,
+]) {
+  console.log(
+    `| ${language} | ${r.eng.images} | ${r.eng.total} | ${pct(r.eng)} | ${pct(r.hint)} | ${pct(r.auto)} | ${speed(r.eng)} / ${speed(r.hint)} / ${speed(r.auto)} |`,
+  );
+}
+console.log(
+  `by style (eng / hint / auto): ${Object.entries(byStyle)
+    .map(([k, r]) => `${k} ${pct(r.eng)} / ${pct(r.hint)} / ${pct(r.auto)}`)
     .join(', ')}`,
 );
 console.log(
-  `by style: ${Object.entries(perStyle)
-    .map(([k, r]) => `${k} ${pct(r)}`)
-    .join(', ')}`,
-);
-console.log(
-  `images with text: ${(textMs / images).toFixed(0)} ms each (${((1000 * images) / textMs).toFixed(1)} images/s)`,
+  `live workers: ${engines.auto.liveWorkers().length + engines.hint.liveWorkers().length + 1}, RSS ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB`,
 );
 
 let plainMs = 0;
@@ -150,11 +119,13 @@ for (let i = 0; i < 40; i++) {
     .jpeg()
     .toBuffer();
   const started = performance.now();
-  await engine.read(plain);
+  if (await engines.auto.read(plain)) throw new Error('text read in a photo without text');
   plainMs += performance.now() - started;
 }
-console.log(`photos without text: ${(plainMs / 40).toFixed(1)} ms each for the presence test`);
-await engine.close();
+console.log(
+  `photos without text: ${(plainMs / 40).toFixed(1)} ms each (${((40 * 1000) / plainMs).toFixed(0)} images/s), auto`,
+);
+for (const engine of Object.values(engines)) await engine.close();
 
 // Photos without text through the image evaluator, with and without OCR, in the same run: images/s of the bundled
 // image model alone vs the model with the OCR presence test beside it (8 in flight, 2 model workers).
