@@ -161,3 +161,13 @@ describe('VERDICT_PROVIDERS_FILE', () => {
     ]);
   }, 60_000);
 });
+
+describe('VERDICT_OCR_LANGUAGES', () => {
+  it('defaults to the 17 languages, takes a comma-separated subset, and refuses codes the text model does not serve', () => {
+    expect(loadConfig({}).config.ocr?.languages).toHaveLength(17);
+    expect(loadConfig({ VERDICT_OCR_LANGUAGES: ' en, RU ,en' }).config.ocr?.languages).toEqual(['en', 'ru']);
+    expect(() => loadConfig({ VERDICT_OCR_LANGUAGES: 'en,xx' })).toThrow(ConfigError);
+    expect(() => loadConfig({ VERDICT_OCR_LANGUAGES: ',' })).toThrow(/VERDICT_OCR_LANGUAGES/);
+    expect(() => loadConfig({ VERDICT_OCR_MAX_WORKERS: '0' })).toThrow(/VERDICT_OCR_MAX_WORKERS/);
+  });
+});
