@@ -166,7 +166,7 @@ describe('text in images (OCR), judged by the text model', () => {
     expect(res.body.action).not.toBe('allow');
   }, 60_000);
 
-  it("reads Russian with the request's language hint (the Russian model only)", async () => {
+  it("reads Russian with the request's language hint (the Russian model reads first)", async () => {
     const res = await t.request('POST', '/v1/check', {
       body: {
         content: (await screenshot('Я найду тебя и убью')).toString('base64'),

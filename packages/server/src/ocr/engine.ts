@@ -2,7 +2,7 @@ import { detectLanguage } from '@verdict/text-model';
 import sharp from 'sharp';
 import { LANGUAGES, type Language } from '../domain/taxonomy.ts';
 import { OCR_MODELS, SYSTEM_TESSDATA_DIRS, traineddataLocation } from './languages.ts';
-import { pageRegions, round, weight } from './regions.ts';
+import { pageRegions, round, weight, wordCounts } from './regions.ts';
 import { type Polarity, textPolarities } from './text-presence.ts';
 import { OcrTimeoutError, OcrWorkers } from './workers.ts';
 
@@ -81,7 +81,10 @@ export class OcrEngine {
       ? 'en'
       : this.languages.find((l) => OCR_MODELS[l].script === 'latin');
     const first = hint !== 'auto' && this.languages.includes(hint) ? hint : (latin ?? this.languages[0]!);
-    let best = await this.readWith(first, inputs, deadline);
+    const counts = { words: 0, letterWords: 0 };
+    let best = await this.readWith(first, inputs, deadline, counts);
+    // words, none of them with a letter (numbers, a clock, a test pattern): no other script is there to read
+    if (!best && counts.words > 0 && counts.letterWords === 0) return null;
     if (best && best.confidence >= (OCR_MODELS[first].script === 'latin' ? CONFIDENT : SCRIPT_CONFIDENT)) {
       return first === latin ? this.refineLatin(best, first, inputs, deadline) : best;
     }
@@ -153,6 +156,7 @@ export class OcrEngine {
     language: Language,
     inputs: { input: Buffer; scale: number }[],
     deadline: number,
+    counts?: { words: number; letterWords: number },
   ): Promise<OcrResult | null> {
     const { model, script } = OCR_MODELS[language];
     let best: OcrResult | null = null;
@@ -161,7 +165,13 @@ export class OcrEngine {
       if (left <= 0) break;
       let regions: OcrRegion[];
       try {
-        regions = pageRegions(await this.workers.recognize(model, input, left), scale, script);
+        const page = await this.workers.recognize(model, input, left);
+        if (counts) {
+          const found = wordCounts(page);
+          counts.words += found.words;
+          counts.letterWords += found.letterWords;
+        }
+        regions = pageRegions(page, scale, script);
       } catch (error) {
         if (error instanceof OcrTimeoutError) break;
         throw error;

@@ -41,6 +41,20 @@ export function pageRegions(page: Page, scale: number, script: Script): OcrRegio
   return regions;
 }
 
+/** Words found at any confidence, and those with a letter in them. */
+export function wordCounts(page: Page): { words: number; letterWords: number } {
+  const counts = { words: 0, letterWords: 0 };
+  for (const block of page.blocks ?? []) {
+    for (const paragraph of block.paragraphs) {
+      for (const line of paragraph.lines) {
+        counts.words += line.words.length;
+        counts.letterWords += line.words.filter((w) => /\p{L}/u.test(w.text)).length;
+      }
+    }
+  }
+  return counts;
+}
+
 /** How much confident text a read found: letters weighted by confidence, to compare reads of one image. */
 export function weight(regions: readonly OcrRegion[]): number {
   return regions.reduce((s, r) => s + letters(r.text) * r.confidence, 0);
