@@ -65,6 +65,21 @@ async function measure(pool: ImageModelPool, secs: number, concurrency: number) 
   return { perSecond: done / ((performance.now() - started) / 1000), msPerImage: latency / done };
 }
 
+/** The classifier alone, in this thread, on ready pixels: its own inference cost without the pool around it. */
+async function classifierAlone(runs: number): Promise<number> {
+  const { ClassifierSet } = await import('../packages/server/src/image-classifiers/runner.ts');
+  const set = await ClassifierSet.load(config.imageClassifiers!.classifiers);
+  const pixels = new Uint8Array(224 * 224 * 3).map((_, i) => (i * 37) % 256);
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const t = performance.now();
+    await set.run(async () => pixels);
+    times.push(performance.now() - t);
+  }
+  await set.close();
+  return times.sort((a, b) => a - b)[Math.floor(runs / 2)]!;
+}
+
 const totals = { none: { ms: 0, ips: 0 }, one: { ms: 0, ips: 0 } };
 for (let round = 1; round <= rounds; round++) {
   for (const name of ['none', 'one'] as const) {
@@ -85,3 +100,6 @@ console.log(
     `${totals.one.ips.toFixed(1)} images/s (ratio ${(totals.one.ips / totals.none.ips).toFixed(2)})`,
 );
 await Promise.all(Object.values(pools).map((pool) => pool.close()));
+console.log(
+  `the classifier alone (one thread, pixels ready): median ${(await classifierAlone(100)).toFixed(1)} ms per image`,
+);
