@@ -72,7 +72,7 @@ export interface Config {
   providers?: ExternalProviderConfig[];
   /**
    * VERDICT_IMAGE_CLASSIFIERS: a manifest file or a directory of manifests of the operator's ONNX image
-   * classifiers (model SHA-256 verified at start); VERDICT_IMAGE_CLASSIFIER_TIMEOUT_MS (default 5000) bounds one
+   * classifiers (model SHA-256 verified at start); VERDICT_IMAGE_CLASSIFIER_TIMEOUT_MS (default 30000) bounds one
    * image's time in an image worker when classifiers are configured.
    */
   imageClassifiers?: { classifiers: ImageClassifierSpec[]; timeoutMs: number };
@@ -374,7 +374,7 @@ function parseS3(env: Env): {
 
 /** VERDICT_IMAGE_CLASSIFIERS: every manifest checked and every model's digest verified, or the start stops. */
 function parseImageClassifiers(env: Env): Config['imageClassifiers'] {
-  const timeoutMs = parseInteger(env, 'VERDICT_IMAGE_CLASSIFIER_TIMEOUT_MS', 5000, 100, 600_000);
+  const timeoutMs = parseInteger(env, 'VERDICT_IMAGE_CLASSIFIER_TIMEOUT_MS', 30_000, 100, 600_000);
   const raw = str(env, 'VERDICT_IMAGE_CLASSIFIERS');
   if (raw === undefined) return { classifiers: [], timeoutMs };
   try {

@@ -204,7 +204,27 @@ describe('VERDICT_IMAGE_CLASSIFIERS validation at start', () => {
   });
 });
 
-describe('the image pool bounds the classifiers’ time', () => {
+describe('the image pool and its classifiers', () => {
+  it('a worker refuses a model file that changed after the start-up check', async () => {
+    const dir = tempDir('verdict-classifiers-');
+    const file = writeClassifier(dir, 'colour', colourModel(32), colourManifest);
+    const { config } = loadConfig({ VERDICT_IMAGE_CLASSIFIERS: file });
+    fs.writeFileSync(path.join(dir, 'colour.onnx'), colourModel(32, 'nchw', 9));
+    const pool = new ImageModelPool({
+      size: 1,
+      maxPixels: MAX_IMAGE_PIXELS,
+      classifiers: config.imageClassifiers!.classifiers,
+    });
+    try {
+      const error = await pool.start().catch((e: unknown) => e);
+      expect((error as Error).cause).toBeInstanceOf(Error);
+      expect(((error as Error).cause as Error).message).toMatch(/image classifier "colour": .* has SHA-256 /);
+      expect(pool.state).toBe('failed');
+    } finally {
+      await pool.close();
+    }
+  }, 60_000);
+
   it('fails an image that overruns the bound, replaces the worker and keeps serving', async () => {
     const dir = tempDir('verdict-classifiers-');
     // a convolutional model at 1024 px takes far longer than 1 ms

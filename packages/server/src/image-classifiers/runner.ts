@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
 import * as ort from 'onnxruntime-node';
 import type { CategoryName } from '../domain/taxonomy.ts';
 import type { ImageClassifierSpec } from './manifest.ts';
@@ -30,9 +32,17 @@ export class ClassifierSet {
   static async load(specs: readonly ImageClassifierSpec[]): Promise<ClassifierSet> {
     const loaded: Loaded[] = [];
     for (const spec of specs) {
+      // The digest again, on the very bytes loaded: a worker started later (or replaced) must not run a file that
+      // changed since the start-up check.
+      const bytes = fs.readFileSync(spec.modelFile);
+      const digest = createHash('sha256').update(bytes).digest('hex');
+      if (digest !== spec.sha256)
+        throw new Error(
+          `image classifier "${spec.name}": ${spec.modelFile} has SHA-256 ${digest}, not ${spec.sha256}`,
+        );
       let session: ort.InferenceSession;
       try {
-        session = await ort.InferenceSession.create(spec.modelFile, {
+        session = await ort.InferenceSession.create(bytes, {
           intraOpNumThreads: 1,
           interOpNumThreads: 1,
           executionMode: 'sequential',
