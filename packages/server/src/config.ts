@@ -3,6 +3,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { LANGUAGES, type Language } from './domain/taxonomy.ts';
 import {
+  ClassifierManifestError,
+  type ImageClassifierSpec,
+  readClassifierManifests,
+} from './image-classifiers/manifest.ts';
+import {
   type ExternalProviderConfig,
   ProvidersFileError,
   readProvidersFile,
@@ -75,6 +80,12 @@ export interface Config {
   requestLogSample?: number;
   /** VERDICT_PROVIDERS_FILE: external AI providers configured by the operator (`local` is always there). */
   providers?: ExternalProviderConfig[];
+  /**
+   * VERDICT_IMAGE_CLASSIFIERS: a manifest file or a directory of manifests of the operator's ONNX image
+   * classifiers (model SHA-256 verified at start); VERDICT_IMAGE_CLASSIFIER_TIMEOUT_MS (default 30000) bounds one
+   * image's time in an image worker when classifiers are configured.
+   */
+  imageClassifiers?: { classifiers: ImageClassifierSpec[]; timeoutMs: number };
   /** VERDICT_CONTENT_RETENTION (e.g. 30d; default: kept): after this, a decision's content is redacted. */
   contentRetentionMs?: number | null;
   /** VERDICT_DECISION_RETENTION (e.g. 365d; default: kept): after this, decisions are deleted. */
@@ -330,6 +341,7 @@ export function loadConfig(env: Env = process.env): { config: Config; secrets: S
   if (metricsToken !== null && metricsToken.length < 16) {
     throw new ConfigError('VERDICT_METRICS_TOKEN', 'expected at least 16 characters');
   }
+  config.imageClassifiers = parseImageClassifiers(env);
   const { providers, providerKeys } = parseProvidersFile(env);
   config.providers = providers;
   const s3 = parseS3(env);
@@ -385,6 +397,20 @@ function parseS3(env: Env): {
     location: { endpoint: `${url.protocol}//${url.host}`, bucket, region },
     credentials: { accessKeyId, secretAccessKey },
   };
+}
+
+/** VERDICT_IMAGE_CLASSIFIERS: every manifest checked and every model's digest verified, or the start stops. */
+function parseImageClassifiers(env: Env): Config['imageClassifiers'] {
+  const timeoutMs = parseInteger(env, 'VERDICT_IMAGE_CLASSIFIER_TIMEOUT_MS', 30_000, 100, 600_000);
+  const raw = str(env, 'VERDICT_IMAGE_CLASSIFIERS');
+  if (raw === undefined) return { classifiers: [], timeoutMs };
+  try {
+    return { classifiers: readClassifierManifests(path.resolve(raw)), timeoutMs };
+  } catch (error) {
+    if (error instanceof ClassifierManifestError)
+      throw new ConfigError('VERDICT_IMAGE_CLASSIFIERS', error.message);
+    throw error;
+  }
 }
 
 /** VERDICT_PROVIDERS_FILE and the keys it names: a bad file or a missing key stops the start, naming the line. */

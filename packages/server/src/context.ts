@@ -23,6 +23,7 @@ import { PolicyService } from './domain/policies/service.ts';
 import { StatsService } from './domain/stats.ts';
 import { UsageService } from './domain/usage.ts';
 import type { VideoService } from './domain/videos.ts';
+import { verifyClassifiers } from './image-classifiers/verify.ts';
 import type { Queue } from './jobs/queue.ts';
 import { memoryRateLimiter, type RateLimiter, redisRateLimiter } from './limits/rate-limiter.ts';
 import { type ImageFetchOptions, MAX_IMAGE_PIXELS } from './media/image.ts';
@@ -110,6 +111,7 @@ export async function createContext(
   secrets: Secrets,
   overrides: ContextOverrides = {},
 ): Promise<AppContext> {
+  if (!overrides.imageProvider) await verifyClassifiers(config.imageClassifiers?.classifiers ?? []);
   const database = openDatabase(config.database);
   try {
     await migrateToLatest(database);
@@ -123,7 +125,14 @@ export async function createContext(
   if (config.textWarmUp && textProvider instanceof LocalTextProvider) textProvider.warmUp();
   const imageModel = overrides.imageProvider
     ? null
-    : new ImageModelPool({ size: config.imageWorkers, maxPixels: MAX_IMAGE_PIXELS });
+    : new ImageModelPool({
+        size: config.imageWorkers,
+        maxPixels: MAX_IMAGE_PIXELS,
+        ...(config.imageClassifiers?.classifiers.length && {
+          classifiers: config.imageClassifiers.classifiers,
+          timeoutMs: config.imageClassifiers.timeoutMs,
+        }),
+      });
   const imageProvider = overrides.imageProvider ?? new LocalImageProvider(imageModel!);
   // Loads in the background; /readyz reports it. Without `imagePreload` (tests) it loads on first use.
   if (config.imagePreload && imageModel) imageModel.start().catch(() => {});

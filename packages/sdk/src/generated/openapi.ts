@@ -72,6 +72,10 @@ export interface paths {
               providers?: {
                 [key: string]: string;
               };
+              /** @description The operator's ONNX image classifiers (VERDICT_IMAGE_CLASSIFIERS) by name, with the state of the image workers that run them: idle (loaded on first use), starting, ready, failed or closed */
+              imageClassifiers?: {
+                [key: string]: string;
+              };
             };
           };
         };
@@ -88,6 +92,10 @@ export interface paths {
               };
               /** @description Circuit state of each external provider: closed, open or half_open */
               providers?: {
+                [key: string]: string;
+              };
+              /** @description The operator's ONNX image classifiers (VERDICT_IMAGE_CLASSIFIERS) by name, with the state of the image workers that run them: idle (loaded on first use), starting, ready, failed or closed */
+              imageClassifiers?: {
                 [key: string]: string;
               };
             };

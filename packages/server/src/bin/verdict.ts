@@ -2,7 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { configOrExit, registerAdminCommands, UsageError } from '../cli/admin.ts';
 import { registerBackupCommands } from '../cli/backup.ts';
 import { registerClientCommands } from '../cli/index.ts';
-import type { Config } from '../config.ts';
+import { type Config, ConfigError } from '../config.ts';
 import { isAppError } from '../domain/errors.ts';
 
 // The service's modules (Fastify, the database, the models) are imported by the commands that need them, so that
@@ -13,6 +13,8 @@ import { isAppError } from '../domain/errors.ts';
  * null for anything else.
  */
 function settingAtFault(error: unknown, config: Config): string | null {
+  // a setting found wrong only while starting (e.g. an image classifier that does not match its manifest)
+  if (error instanceof ConfigError) return error.message;
   const e = error as NodeJS.ErrnoException & { hostname?: string; syscall?: string };
   if (e.syscall === 'listen' || (e.syscall === 'getaddrinfo' && e.hostname === config.host)) {
     if (e.code === 'EADDRINUSE') return `Invalid PORT: ${config.port} is already in use`;

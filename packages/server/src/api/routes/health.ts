@@ -10,6 +10,13 @@ const Readiness = Type.Object({
       description: 'Circuit state of each external provider: closed, open or half_open',
     }),
   ),
+  imageClassifiers: Type.Optional(
+    Type.Record(Type.String(), Type.String(), {
+      description:
+        "The operator's ONNX image classifiers (VERDICT_IMAGE_CLASSIFIERS) by name, with the state of the image " +
+        'workers that run them: idle (loaded on first use), starting, ready, failed or closed',
+    }),
+  ),
 });
 
 export const healthRoutes =
@@ -46,12 +53,17 @@ export const healthRoutes =
         const ready = Object.values(checks).every(Boolean);
         // an external provider's open circuit does not make the service unready (fallbacks answer): shown apart
         const external = ctx.providers.external();
+        const pool = ctx.imageModel;
         return reply.code(ready ? 200 : 503).send({
           status: ready ? 'ready' : 'unavailable',
           checks,
           ...(external.length > 0 && {
             providers: Object.fromEntries(external.map((p) => [p.name, p.health?.().state ?? 'closed'])),
           }),
+          ...(pool &&
+            pool.classifiers.length > 0 && {
+              imageClassifiers: Object.fromEntries(pool.classifiers.map((c) => [c.name, pool.state])),
+            }),
         });
       },
     );

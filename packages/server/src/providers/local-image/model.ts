@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import vm from 'node:vm';
 import type * as tfTypes from '@tensorflow/tfjs';
+import type { ClassifierOutput } from '../../image-classifiers/runner.ts';
 
 /**
  * The bundled image model: nsfwjs' MobileNetV2 (224×224 input, five softmax classes), read straight from the
@@ -80,6 +81,8 @@ export interface ClassScores {
   suggestive: number;
   /** Every class probability as the model gave it. */
   raw: Record<string, number>;
+  /** The operator's ONNX classifiers' scores, when any are configured. */
+  classifiers?: ClassifierOutput;
 }
 
 export function scoresFromProbabilities(probabilities: ArrayLike<number>): ClassScores {

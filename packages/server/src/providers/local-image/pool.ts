@@ -1,5 +1,6 @@
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
+import type { ImageClassifierSpec } from '../../image-classifiers/manifest.ts';
 import { ProviderError } from '../provider.ts';
 import { type ClassScores, MODEL_VERSION } from './model.ts';
 import type { WorkerRequest, WorkerResponse } from './worker.ts';
@@ -27,6 +28,13 @@ export interface ImageModelPoolOptions {
   maxQueue?: number;
   /** Niceness of the worker threads (Linux: per thread), so the event loop wins a contended core. Default 10. */
   nice?: number;
+  /** The operator's ONNX classifiers (VERDICT_IMAGE_CLASSIFIERS): each worker runs them on the same pixels. */
+  classifiers?: ImageClassifierSpec[];
+  /**
+   * Bound on one image's time inside a worker. Inference cannot be interrupted, so a worker that overruns it is
+   * replaced (its other images go back to the queue) and the image fails. Default: none.
+   */
+  timeoutMs?: number;
 }
 
 export type PoolState = 'idle' | 'starting' | 'ready' | 'failed' | 'closed';
@@ -34,16 +42,22 @@ export type PoolState = 'idle' | 'starting' | 'ready' | 'failed' | 'closed';
 interface Job {
   id: number;
   image: Uint8Array;
+  /** The caller's bytes: `image` is transferred to a worker, and a job sent again needs a fresh copy. */
+  source: Uint8Array;
   resolve(scores: ClassScores): void;
   reject(error: Error): void;
   /** Detaches the abort listener once the job has left the queue. */
   detach?: () => void;
+  /** The running job's time bound (timeoutMs). */
+  timer?: NodeJS.Timeout;
 }
 
 interface Slot {
   worker: Worker;
   ready: boolean;
   inFlight: Map<number, Job>;
+  /** Terminated by the pool (a job overran its time bound): its exit is not a crash. */
+  retired?: boolean;
 }
 
 // Compiled (dist/*.js), the worker is plain JavaScript and starts directly. Run from TypeScript sources (tests,
@@ -61,7 +75,9 @@ const MAX_CONSECUTIVE_CRASHES = 5;
  */
 export class ImageModelPool {
   readonly size: number;
-  readonly modelVersion = MODEL_VERSION;
+  readonly modelVersion: string;
+  readonly classifiers: readonly ImageClassifierSpec[];
+  private readonly timeoutMs: number | null;
   private readonly perWorker: number;
   private readonly maxQueue: number;
   private readonly maxPixels: number;
@@ -80,6 +96,13 @@ export class ImageModelPool {
     this.maxQueue = options.maxQueue ?? 1000;
     this.maxPixels = options.maxPixels;
     this.nice = options.nice ?? 10;
+    this.classifiers = options.classifiers ?? [];
+    this.timeoutMs = options.timeoutMs ?? null;
+    // a result names every model that judged it, classifiers by name and the start of their digest
+    this.modelVersion = [
+      MODEL_VERSION,
+      ...this.classifiers.map((c) => `${c.name}@sha256:${c.sha256.slice(0, 12)}`),
+    ].join('+');
   }
 
   get state(): PoolState {
@@ -124,7 +147,7 @@ export class ImageModelPool {
     signal?.throwIfAborted();
     return new Promise<ClassScores>((resolve, reject) => {
       // A copy we can transfer: `image` may be a view into a larger (pooled) buffer that must stay usable.
-      const job: Job = { id: this.nextId++, image: new Uint8Array(image), resolve, reject };
+      const job: Job = { id: this.nextId++, image: new Uint8Array(image), source: image, resolve, reject };
       this.queue.push(job);
       if (signal) {
         // Only queued work is cancelled: an image already in a worker finishes (it takes milliseconds).
@@ -158,7 +181,12 @@ export class ImageModelPool {
 
   private spawn(onReady: () => void, onFatal: (error: Error) => void): void {
     const worker = new Worker(BOOTSTRAP, {
-      workerData: { entry: ENTRY.href, maxPixels: this.maxPixels, nice: this.nice },
+      workerData: {
+        entry: ENTRY.href,
+        maxPixels: this.maxPixels,
+        nice: this.nice,
+        classifiers: this.classifiers,
+      },
       // The bootstrap installs the TypeScript loader itself; the parent's flags (tsx, vitest) must not double it.
       execArgv: [],
     });
@@ -183,6 +211,7 @@ export class ImageModelPool {
       const job = slot.inFlight.get(message.id);
       if (!job) return;
       slot.inFlight.delete(message.id);
+      clearTimeout(job.timer);
       if (slot.inFlight.size === 0) worker.unref();
       if ('scores' in message) {
         this.crashes = 0;
@@ -199,6 +228,10 @@ export class ImageModelPool {
       const at = this.slots.indexOf(slot);
       if (at >= 0) this.slots.splice(at, 1);
       if (this._state === 'closed') return;
+      if (slot.retired) {
+        this.spawn(() => {}, onFatal);
+        return;
+      }
       const error = new ProviderError('local', 'the image model worker stopped unexpectedly');
       for (const job of slot.inFlight.values()) job.reject(error);
       slot.inFlight.clear();
@@ -224,6 +257,24 @@ export class ImageModelPool {
     }
   }
 
+  /** A job overran timeoutMs: it fails, its worker is replaced, and the worker's other jobs are queued again. */
+  private overran(slot: Slot, job: Job): void {
+    if (!slot.inFlight.has(job.id)) return;
+    slot.inFlight.delete(job.id);
+    job.reject(new ProviderError('local', `the image models took longer than ${this.timeoutMs} ms`));
+    slot.retired = true;
+    slot.ready = false;
+    const others = [...slot.inFlight.values()];
+    slot.inFlight.clear();
+    for (const other of others.reverse()) {
+      clearTimeout(other.timer);
+      other.image = new Uint8Array(other.source);
+      this.queue.unshift(other);
+    }
+    void slot.worker.terminate();
+    this.dispatch();
+  }
+
   private dispatch(): void {
     while (this.queue.length > 0) {
       // The least busy ready worker.
@@ -241,6 +292,10 @@ export class ImageModelPool {
       const job = this.queue.shift()!;
       job.detach?.();
       best.inFlight.set(job.id, job);
+      if (this.timeoutMs !== null) {
+        const slot = best;
+        job.timer = setTimeout(() => this.overran(slot, job), this.timeoutMs).unref();
+      }
       best.worker.ref();
       best.worker.postMessage({ id: job.id, image: job.image } satisfies WorkerRequest, [
         job.image.buffer as ArrayBuffer,

@@ -1,7 +1,10 @@
 import os from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import sharp from 'sharp';
-import { INPUT_SIZE, readModelArtifacts, scoresFromProbabilities } from './model.ts';
+import type { ImageClassifierSpec } from '../../image-classifiers/manifest.ts';
+import { SquarePixels } from '../../image-classifiers/pixels.ts';
+import type { ClassifierSet } from '../../image-classifiers/runner.ts';
+import { type ClassScores, INPUT_SIZE, readModelArtifacts, scoresFromProbabilities } from './model.ts';
 
 /**
  * One image model worker: its own tfjs wasm backend and model. Messages: `{ id, image }` (encoded bytes) →
@@ -12,13 +15,18 @@ export interface WorkerRequest {
   image: Uint8Array;
 }
 export type WorkerResponse =
-  | { id: number; scores: ReturnType<typeof scoresFromProbabilities> }
+  | { id: number; scores: ClassScores }
   | { id: number; error: string; kind: 'decode' | 'model' }
   | { ready: true }
   | { fatal: string };
 
 const port = parentPort!;
-const { maxPixels, nice } = workerData as { maxPixels: number; nice: number };
+const { maxPixels, nice, classifiers } = workerData as {
+  maxPixels: number;
+  nice: number;
+  /** The operator's ONNX classifiers (VERDICT_IMAGE_CLASSIFIERS), run on the same decoded pixels. */
+  classifiers: ImageClassifierSpec[];
+};
 
 // Inference is throughput work; the event loop (HTTP, storage) is latency work. On Linux the nice value is per
 // thread, so lowering this thread's priority lets the main thread run first whenever both want a core.
@@ -52,25 +60,42 @@ async function loadModel() {
   }
 }
 
-async function decode(image: Uint8Array): Promise<Float32Array> {
+/** Decodes once, at the largest input size of the bundled model and the classifiers (see SquarePixels). */
+async function decode(image: Uint8Array, largest: number): Promise<SquarePixels> {
   const pixels = await sharp(image, { limitInputPixels: maxPixels, pages: 1, failOn: 'error' })
     .rotate()
     .flatten({ background: '#ffffff' })
-    .resize(INPUT_SIZE, INPUT_SIZE, { fit: 'fill' })
+    .resize(largest, largest, { fit: 'fill' })
     .removeAlpha()
     .raw()
     .toBuffer();
-  const input = new Float32Array(pixels.length);
-  for (let i = 0; i < pixels.length; i++) input[i] = pixels[i]! / 255;
+  return new SquarePixels(largest, pixels);
+}
+
+async function modelInput(pixels: SquarePixels): Promise<Float32Array> {
+  const bytes = await pixels.at(INPUT_SIZE);
+  const input = new Float32Array(bytes.length);
+  for (let i = 0; i < bytes.length; i++) input[i] = bytes[i]! / 255;
   return input;
+}
+
+async function loadClassifiers(): Promise<ClassifierSet | null> {
+  if (!classifiers || classifiers.length === 0) return null;
+  // onnxruntime-node is loaded only when the operator configured classifiers
+  const { ClassifierSet } = await import('../../image-classifiers/runner.ts');
+  return ClassifierSet.load(classifiers);
 }
 
 try {
   const { tf, model } = await loadModel();
+  const extra = await loadClassifiers();
+  const largest = Math.max(INPUT_SIZE, ...(extra?.sizes() ?? []));
   port.on('message', async ({ id, image }: WorkerRequest) => {
+    let pixels: SquarePixels;
     let input: Float32Array;
     try {
-      input = await decode(image);
+      pixels = await decode(image, largest);
+      input = await modelInput(pixels);
     } catch (error) {
       port.postMessage({ id, error: (error as Error).message, kind: 'decode' } satisfies WorkerResponse);
       return;
@@ -83,7 +108,9 @@ try {
           ) as import('@tensorflow/tfjs').Tensor
         ).dataSync(),
       );
-      port.postMessage({ id, scores: scoresFromProbabilities(probabilities) } satisfies WorkerResponse);
+      const scores: ClassScores = scoresFromProbabilities(probabilities);
+      if (extra) scores.classifiers = await extra.run((size) => pixels.at(size));
+      port.postMessage({ id, scores } satisfies WorkerResponse);
     } catch (error) {
       port.postMessage({ id, error: (error as Error).message, kind: 'model' } satisfies WorkerResponse);
     }
