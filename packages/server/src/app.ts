@@ -20,6 +20,7 @@ import { bankRoutes } from './api/routes/v1/banks.ts';
 import { batchRoutes } from './api/routes/v1/batch.ts';
 import { checkRoutes } from './api/routes/v1/checks.ts';
 import { decisionRoutes } from './api/routes/v1/decisions.ts';
+import { listRoutes } from './api/routes/v1/lists.ts';
 import { multimodalRoutes } from './api/routes/v1/multimodal.ts';
 import { policyRoutes } from './api/routes/v1/policies.ts';
 import { policyLifecycleRoutes } from './api/routes/v1/policy-lifecycle.ts';
@@ -34,6 +35,7 @@ import { Backtest, ChangeReport, Shadow } from './api/schemas/backtests.ts';
 import { Bank, BankItem, BankMatch } from './api/schemas/banks.ts';
 import { CheckResult, Decision } from './api/schemas/checks.ts';
 import { ErrorBody } from './api/schemas/common.ts';
+import { List, ListEntry, ListMatch } from './api/schemas/lists.ts';
 import { Webhook } from './api/schemas/webhooks.ts';
 import type { AppContext } from './context.ts';
 import { newId } from './domain/ids.ts';
@@ -91,6 +93,7 @@ export async function buildApp(
   app.addSchema(AuditEntry);
   for (const schema of [BankMatch, Bank, BankItem]) app.addSchema(schema);
   for (const schema of [ChangeReport, Backtest, Shadow]) app.addSchema(schema);
+  for (const schema of [ListMatch, List, ListEntry]) app.addSchema(schema);
 
   await app.register(swagger, {
     openapi: {
@@ -142,6 +145,7 @@ export async function buildApp(
   await app.register(webhookRoutes(ctx));
   await app.register(videoRoutes(ctx));
   await app.register(bankRoutes(ctx));
+  await app.register(listRoutes(ctx));
   await app.register(providerRoutes(ctx));
   await app.register(openaiCompatRoutes(ctx));
   await app.register(perspectiveRoutes(ctx));

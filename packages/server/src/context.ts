@@ -26,6 +26,8 @@ import type { VideoService } from './domain/videos.ts';
 import { verifyClassifiers } from './image-classifiers/verify.ts';
 import type { Queue } from './jobs/queue.ts';
 import { memoryRateLimiter, type RateLimiter, redisRateLimiter } from './limits/rate-limiter.ts';
+import { ListMatcher } from './lists/matcher.ts';
+import { ListService } from './lists/service.ts';
 import { type ImageFetchOptions, MAX_IMAGE_PIXELS } from './media/image.ts';
 import { instrumentProvider } from './metrics/instrument.ts';
 import { Metrics } from './metrics/metrics.ts';
@@ -44,6 +46,7 @@ import { BankRepository } from './storage/repositories/banks.ts';
 import { ConsoleSessionRepository } from './storage/repositories/console-sessions.ts';
 import { DecisionStatsRepository } from './storage/repositories/decision-stats.ts';
 import { IdempotencyRepository } from './storage/repositories/idempotency.ts';
+import { ListRepository } from './storage/repositories/lists.ts';
 import { PolicyRepository } from './storage/repositories/policies.ts';
 import { UsageRepository } from './storage/repositories/usage.ts';
 
@@ -95,6 +98,8 @@ export interface AppContext extends EventsContext {
   banks: BankService;
   /** The append-only log of human and administrative actions (GET /v1/audit). */
   audit: AuditLog;
+  /** Match lists (issue 18): CRUD and import; matching runs inside text checks through the matcher. */
+  lists: ListService;
   /** Prometheus metrics of this instance (GET /metrics). */
   metrics: Metrics;
   /** Content redaction and decision deletion after their retention periods (run by the worker's sweep). */
@@ -184,8 +189,21 @@ export async function createContext(
   evaluators.register(createVideoEvaluator(config, timedImage, overrides.imageFetch, textReader));
   const decisionStore = new DecisionStore(db, database.engine);
   const policyRepository = new PolicyRepository(db, database.engine);
-  const policies = new PolicyService(policyRepository, audit, providers, (accountId, names) =>
-    banks.existingNames(accountId, names),
+  const listRepo = new ListRepository(db);
+  const listMatcher = new ListMatcher(listRepo);
+  const lists = new ListService(listRepo, {
+    policiesNaming: async (accountId, name) =>
+      (await policyRepository.listForAccount(accountId))
+        .filter((p) => p.lists?.some((rule) => rule.list === name))
+        .map((p) => p.policyId),
+    changed: (accountId) => listMatcher.changed(accountId),
+  });
+  const policies = new PolicyService(
+    policyRepository,
+    audit,
+    providers,
+    (accountId, names) => banks.existingNames(accountId, names),
+    (accountId, names) => lists.existing(accountId, names),
   );
   const decisions = new DecisionService(decisionStore, config.publicUrl);
   const usage = new UsageService(new UsageRepository(db));
@@ -199,7 +217,15 @@ export async function createContext(
   const rateLimiter =
     overrides.rateLimiter ?? (limitsRedis ? redisRateLimiter(limitsRedis) : memoryRateLimiter());
   decisionStore.addSideWrite(usage.sideWrite);
-  const checks = new CheckService(policies, evaluators, decisionStore, decisions, usage, bankMatcher);
+  const checks = new CheckService(
+    policies,
+    evaluators,
+    decisionStore,
+    decisions,
+    usage,
+    bankMatcher,
+    listMatcher,
+  );
   const eventsContext = createEventsContext(config, database, {
     accounts: accountRepo,
     policies,
@@ -263,6 +289,7 @@ export async function createContext(
     ...eventsContext,
     idempotency: new IdempotencyRepository(db),
     banks,
+    lists,
     metrics,
     retention: new RetentionPurger(db, {
       contentMs: config.contentRetentionMs ?? null,

@@ -38,3 +38,11 @@ export function loadTextModel(options?: {
   }
   return new LocalTextModel(decodeWeights(u8), u8, context);
 }
+
+/**
+ * The model's evasion-normalising tokenizer (case, diacritics, homoglyphs, leetspeak, masks, repeated and spaced-out
+ * letters) and the lexicon type that steers its decoding: the server's match lists normalise with these, so a list
+ * matches what the model reads.
+ */
+export { Lexicon, type LexiconData } from './lexicon.ts';
+export { TF_MENTION, TF_NUMBER, Tokenizer } from './tokenize.ts';

@@ -121,9 +121,21 @@ export class Tokenizer {
    * [9..14] token code points packed four per int, [15] the chunk's serial number (see tSerial; 0 if it makes no
    * token). Entries are verified against the chunk's characters.
    */
-  private readonly chunkCache = new Int32Array(CHUNK_ENTRY << CHUNK_BITS);
+  private readonly chunkCache: Int32Array;
+  private readonly chunkMask: number;
 
-  constructor(private readonly lex: Lexicon | null) {}
+  /**
+   * `chunkBits` sizes the chunk cache (2^chunkBits entries of 64 bytes; 4 MB by default): a tokenizer kept per
+   * term list (the server's match lists) uses a smaller one.
+   */
+  constructor(
+    private readonly lex: Lexicon | null,
+    chunkBits = CHUNK_BITS,
+  ) {
+    const bits = Math.max(4, Math.min(CHUNK_BITS, Math.floor(chunkBits)));
+    this.chunkCache = new Int32Array(CHUNK_ENTRY << bits);
+    this.chunkMask = (1 << bits) - 1;
+  }
 
   /** Empties the chunk cache. */
   clearCache(): void {
@@ -168,7 +180,7 @@ export class Tokenizer {
             j++;
           }
           if (cacheable && j - i <= CHUNK_MAX_CHARS) {
-            const slot = ((fmix(h ^ this.langIdx) >>> 0) & ((1 << CHUNK_BITS) - 1)) * CHUNK_ENTRY;
+            const slot = ((fmix(h ^ this.langIdx) >>> 0) & this.chunkMask) * CHUNK_ENTRY;
             if (!this.chunkHit(text, i, j, slot)) {
               const t0 = this.nTok;
               for (let p = i; p < j; p++) this.pushChar(text, p);

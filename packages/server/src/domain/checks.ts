@@ -1,6 +1,9 @@
 import { performance } from 'node:perf_hooks';
 import type { BankMatcher } from '../banks/matcher.ts';
 import { applyBankMatch } from '../banks/outcome.ts';
+import type { ListMatcher } from '../lists/matcher.ts';
+import { applyLists, withListMatches } from '../lists/outcome.ts';
+import type { ListMatch } from '../lists/types.ts';
 import type { DecisionRecord } from '../storage/repositories/decisions.ts';
 import { highlightsOf, replayFields, replayHighlights, round, withRouting } from './check-records.ts';
 import { requireField, validateContentType, validateLanguage, validateMetadata } from './content.ts';
@@ -50,7 +53,14 @@ export class CheckService {
     private readonly decisions: DecisionService,
     private readonly usage: UsageService,
     private readonly banks: BankMatcher | null = null,
+    private readonly lists: ListMatcher | null = null,
   ) {}
+
+  /** The entries of the policy's match lists found in a text (issue 18); none when the policy names no lists. */
+  listMatches(principal: Principal, policy: Policy, text: string): Promise<ListMatch[]> {
+    if (!this.lists || !policy.lists) return Promise.resolve([]);
+    return this.lists.match(principal.accountId, policy.lists, text);
+  }
 
   /** The policy's bank screen for this caller (null when the policy names no banks). */
   bankScreen(principal: Principal, policy: Policy) {
@@ -105,7 +115,9 @@ export class CheckService {
     const evaluation = await this.evaluators
       .get(contentType)
       .evaluate(content, { language, policy, banks: this.bankScreen(principal, policy) });
-    const scored = applyPolicy(policy, evaluation.result);
+    const listMatches =
+      contentType === 'text' ? await this.listMatches(principal, policy, content.stored) : [];
+    const scored = applyLists(policy, evaluation.result, listMatches);
     const outcome = evaluation.bankMatch ? applyBankMatch(scored, evaluation.bankMatch) : scored;
     const request = {
       path: options.path ?? '/v1/check',
@@ -135,7 +147,10 @@ export class CheckService {
       ...(evaluation.media && { media: evaluation.media }),
       ...(evaluation.bankMatch && { bankMatch: evaluation.bankMatch }),
       ...(evaluation.ocr && { ocr: evaluation.ocr }),
-      replayData: withRouting(replayHighlights(evaluation.result.highlights, outcome), evaluation.routing),
+      replayData: withListMatches(
+        withRouting(replayHighlights(evaluation.result.highlights, outcome), evaluation.routing),
+        listMatches,
+      ),
     });
     if (prepared.doNotStore) record.doNotStore = true;
     return record;
@@ -375,7 +390,8 @@ export class CheckService {
         { contentType: 'text', stored: original.content, payload: original.content },
         { language, policy, reuse },
       );
-    const outcome = applyPolicy(policy, evaluation.result);
+    const listMatches = await this.listMatches(principal, policy, original.content);
+    const outcome = applyLists(policy, evaluation.result, listMatches);
     return this.record(principal, policy, outcome, {
       ...replayFields(original, policy, requestId, started),
       rawScores: evaluation.result.scores,
@@ -384,7 +400,10 @@ export class CheckService {
       modelVersion: evaluation.result.modelVersion,
       cost: evaluation.result.cost,
       language: evaluation.result.language ?? original.language,
-      replayData: withRouting(replayHighlights(evaluation.result.highlights, outcome), evaluation.routing),
+      replayData: withListMatches(
+        withRouting(replayHighlights(evaluation.result.highlights, outcome), evaluation.routing),
+        listMatches,
+      ),
     });
   }
 

@@ -172,6 +172,7 @@ export function checkResultView(d: DecisionRecord) {
     ...(d.bankMatch && { bankMatch: d.bankMatch }),
     ...(d.ocr && { ocr: d.ocr }),
     ...(d.replayData?.routing && { routing: d.replayData.routing }),
+    ...(d.replayData?.listMatches && { listMatches: d.replayData.listMatches }),
   };
 }
 
@@ -201,6 +202,7 @@ export function decisionView(d: DecisionRecord) {
     ...(d.bankMatch && { bankMatch: d.bankMatch }),
     ...(d.ocr && { ocr: d.ocr }),
     ...(d.replayData?.routing && { routing: d.replayData.routing }),
+    ...(d.replayData?.listMatches && { listMatches: d.replayData.listMatches }),
   };
 }
 

@@ -15,7 +15,9 @@ export type IdPrefix =
   | 'bki'
   | 'aud'
   | 'bkt'
-  | 'shd';
+  | 'shd'
+  | 'lst'
+  | 'lse';
 
 const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ'; // Crockford base32, as ULID
 const pool = { bytes: randomBytes(4096), offset: 4096 };

@@ -10,6 +10,8 @@ export const SCOPES = [
   'banks:read',
   'banks:write',
   'audit:read',
+  'lists:read',
+  'lists:write',
   'admin',
 ] as const;
 export type Scope = (typeof SCOPES)[number];

@@ -111,6 +111,33 @@ export interface BankItemsTable {
   created_at: string;
 }
 
+/** Match lists (migration 0013-lists): terms, phrases and regexes per account, referenced by policies by name. */
+export interface ListsTable {
+  id: string;
+  account_id: string;
+  name: string;
+  kind: string;
+  action: string | null;
+  /** JSON ListCaps of an allow list */
+  caps: string | null;
+  description: string | null;
+  version: number;
+  entry_count: number;
+  regex_count: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ListEntriesTable {
+  id: string;
+  list_id: string;
+  account_id: string;
+  type: string;
+  value: string;
+  normalised: string;
+  created_at: string;
+}
+
 export interface IdempotencyKeysTable {
   account_id: string;
   key: string;
@@ -364,4 +391,6 @@ export interface Database {
   server_secrets: ServerSecretsTable;
   banks: BanksTable;
   bank_items: BankItemsTable;
+  lists: ListsTable;
+  list_entries: ListEntriesTable;
 }

@@ -28,6 +28,16 @@ export const Policy = Type.Object(
         { description: 'Hash banks screened before any model runs (extension)' },
       ),
     ),
+    lists: Type.Optional(
+      Type.Array(
+        Type.Object({
+          list: Type.String(),
+          action: Type.Optional(Type.String()),
+          caps: Type.Optional(Type.Record(Type.String(), Type.Union([Type.String(), Type.Number()]))),
+        }),
+        { description: 'Match lists applied to text (extension)' },
+      ),
+    ),
     routing: Type.Optional(PolicyRouting),
     version: Type.Integer(),
     builtin: Type.Boolean(),

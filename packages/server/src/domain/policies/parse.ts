@@ -1,15 +1,24 @@
 import { type Document, isMap, isScalar, LineCounter, type Node, parseDocument, visit } from 'yaml';
 import type { PolicyBankRule } from '../../banks/types.ts';
+import type { PolicyListRule } from '../../lists/types.ts';
 import { AppError } from '../errors.ts';
 import { ACTIONS, type Action, type CategoryName, POLICY_CATEGORY_NAMES } from '../taxonomy.ts';
 import { parsePolicyBanks } from './parse-banks.ts';
+import { parsePolicyLists } from './parse-lists.ts';
 import type { PolicyCategory } from './policy.ts';
 import { type PolicyRouting, parseRouting, ROUTING_KEYS } from './routing.ts';
 
 export const MAX_POLICY_YAML_BYTES = 64 * 1024;
 
 const MAX_ALIASES = 20;
-const TOP_LEVEL_KEYS = new Set<string>(['name', 'description', 'categories', 'banks', ...ROUTING_KEYS]);
+const TOP_LEVEL_KEYS = new Set<string>([
+  'name',
+  'description',
+  'categories',
+  'banks',
+  'lists',
+  ...ROUTING_KEYS,
+]);
 const CATEGORY_KEYS = new Set(['threshold', 'action']);
 
 /** The first key that repeats an earlier key of its mapping, in one pass over each mapping. */
@@ -38,6 +47,8 @@ export interface ParsedPolicy {
   categories: Partial<Record<CategoryName, PolicyCategory>>;
   /** Hash banks screened before any model runs (issue 20); absent when the policy names none. */
   banks?: PolicyBankRule[];
+  /** Match lists applied to text (issue 18); absent when the policy names none. */
+  lists?: PolicyListRule[];
   /** Which providers judge the policy's text; null: the bundled models alone. */
   routing: PolicyRouting | null;
 }
@@ -194,12 +205,14 @@ export function parsePolicyYaml(source: string): ParsedPolicy {
     categories[name as CategoryName] = { threshold, action: entry.action as Action };
   }
   const banks = parsePolicyBanks(root.banks, (path) => position(doc.getIn(['banks', ...path], true) as Node));
+  const lists = parsePolicyLists(root.lists, (path) => position(doc.getIn(['lists', ...path], true) as Node));
   const routing = parseRouting(root, doc, position);
   return {
     name: root.name.trim(),
     description: (description as string | undefined) ?? null,
     categories,
     ...(banks.length > 0 && { banks }),
+    ...(lists.length > 0 && { lists }),
     routing,
   };
 }

@@ -1,4 +1,5 @@
 import type { PolicyBankRule } from '../../banks/types.ts';
+import type { PolicyListRule } from '../../lists/types.ts';
 import type { Action, CategoryName } from '../taxonomy.ts';
 import type { PolicyRouting } from './routing.ts';
 
@@ -15,6 +16,8 @@ export interface Policy {
   categories: Partial<Record<CategoryName, PolicyCategory>>;
   /** Hash banks screened before any model runs; absent when none. */
   banks?: PolicyBankRule[];
+  /** Match lists applied to text; absent when none. */
+  lists?: PolicyListRule[];
   /** Which providers judge text under this policy; null or absent: `local` alone. */
   routing?: PolicyRouting | null;
   version: number;

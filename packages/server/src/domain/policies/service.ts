@@ -33,6 +33,7 @@ export function policyView(policy: Policy) {
     description: policy.description,
     categories: policy.categories,
     ...(policy.banks && { banks: policy.banks }),
+    ...(policy.lists && { lists: policy.lists }),
     ...(policy.routing && { routing: policy.routing }),
     version: policy.version,
     builtin: policy.builtin,
@@ -53,6 +54,11 @@ export class PolicyService {
     /** The names among `names` that are banks of the account: a policy may only name existing banks. */
     private readonly existingBanks: (accountId: string, names: string[]) => Promise<Set<string>> = async () =>
       new Set(),
+    /** The kinds of the lists among `names` that the account has: a policy may only name existing lists. */
+    private readonly existingLists: (
+      accountId: string,
+      names: string[],
+    ) => Promise<Map<string, { kind: 'block' | 'allow' }>> = async () => new Map(),
   ) {
     this.builtins = new Map(
       Object.entries(BUILTIN_POLICY_SOURCES).map(([id, yaml]) => [
@@ -109,6 +115,7 @@ export class PolicyService {
         );
       }
     }
+    if (parsed.lists) await this.checkLists(principal.accountId, parsed.lists);
     if (this.builtins.has(policyId)) {
       throw new AppError('DUPLICATE_POLICY_ID', `"${policyId}" is a built-in policy and cannot be replaced`, {
         policyId,
@@ -137,6 +144,40 @@ export class PolicyService {
       unchanged: result.kind === 'unchanged',
       policy: result.policy,
     };
+  }
+
+  /** Each named list exists in the account, and a rule's `action` / `caps` suit its kind (block / allow). */
+  private async checkLists(accountId: string, rules: NonNullable<Policy['lists']>): Promise<void> {
+    const lists = await this.existingLists(
+      accountId,
+      rules.map((r) => r.list),
+    );
+    for (const [index, rule] of rules.entries()) {
+      const list = lists.get(rule.list);
+      if (!list) {
+        throw new AppError(
+          'INVALID_POLICY',
+          `The policy names list "${rule.list}", which this account does not have`,
+          {
+            field: `lists[${index}].list`,
+            list: rule.list,
+            reason: 'unknown_list',
+          },
+        );
+      }
+      const misplaced = list.kind === 'block' ? rule.caps && 'caps' : rule.action && 'action';
+      if (misplaced) {
+        throw new AppError(
+          'INVALID_POLICY',
+          `List "${rule.list}" is a ${list.kind} list: ${misplaced} does not apply`,
+          {
+            field: `lists[${index}].${misplaced}`,
+            list: rule.list,
+            reason: 'wrong_list_kind',
+          },
+        );
+      }
+    }
   }
 
   /**

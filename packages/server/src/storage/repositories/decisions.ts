@@ -5,6 +5,7 @@ import type { CategoryResult, Highlight } from '../../domain/engine.ts';
 import type { MediaRef } from '../../domain/media.ts';
 import type { ProviderAttempt, ProviderScores } from '../../domain/routing.ts';
 import type { Action, CategoryName, ContentType } from '../../domain/taxonomy.ts';
+import type { ListMatch } from '../../lists/types.ts';
 import type { OcrResult } from '../../ocr/engine.ts';
 import { precompile } from '../compiled.ts';
 import type { Db } from '../database.ts';
@@ -40,6 +41,8 @@ export interface ReplayData {
   providers?: Record<string, ProviderScores>;
   /** which providers were asked and why */
   routing?: ProviderAttempt[];
+  /** the match-list entries found in the text (issue 18), shown as `listMatches` */
+  listMatches?: ListMatch[];
 }
 
 /** The stored decision record of decisions §4, plus what replay and cURL rendering need. */

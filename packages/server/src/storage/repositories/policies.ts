@@ -7,6 +7,7 @@ export interface StoredPolicyBody {
   description: string | null;
   categories: Policy['categories'];
   banks?: Policy['banks'];
+  lists?: Policy['lists'];
   routing?: Policy['routing'];
 }
 
@@ -18,6 +19,7 @@ function toPolicy(row: PoliciesTable): Policy {
     description: body.description,
     categories: body.categories,
     ...(body.banks && { banks: body.banks }),
+    ...(body.lists && { lists: body.lists }),
     routing: body.routing ?? null,
     version: row.version,
     builtin: false,
@@ -85,7 +87,10 @@ export class PolicyRepository {
    * `conflict` when the ID belongs to another account, or exists and `createOnly` is set.
    */
   async save(
-    input: Pick<Policy, 'policyId' | 'name' | 'description' | 'categories' | 'banks' | 'routing' | 'yaml'> & {
+    input: Pick<
+      Policy,
+      'policyId' | 'name' | 'description' | 'categories' | 'banks' | 'lists' | 'routing' | 'yaml'
+    > & {
       accountId: string;
     },
     options: { createOnly: boolean; now: string },
@@ -113,6 +118,7 @@ export class PolicyRepository {
         description: input.description,
         categories: input.categories,
         ...(input.banks && { banks: input.banks }),
+        ...(input.lists && { lists: input.lists }),
         ...(input.routing && { routing: input.routing }),
       });
       const values = {
