@@ -44,6 +44,8 @@ export class CompiledList {
   /** node → index of the entry that ends there, or -1 */
   private readonly terminal: Int32Array;
   private readonly regexes: { entry: number; re: RE2JS }[] = [];
+  /** every regex as one alternation: one linear pass tells whether any matches (most texts: none) */
+  private readonly anyRegex: RE2JS | null;
   private ids = new Int32Array(256);
 
   constructor(rows: readonly EntryRow[]) {
@@ -65,6 +67,10 @@ export class CompiledList {
       });
       phrases.push({ entry, words });
     });
+    this.anyRegex =
+      this.regexes.length > 0
+        ? compileRegex(this.regexes.map(({ entry }) => `(?:${rows[entry]!.value})`).join('|'))
+        : null;
     this.words = wordIds.size;
     const terms = [...wordIds.keys()];
     this.lexicon = new Lexicon({
@@ -135,7 +141,7 @@ export class CompiledList {
         k++;
       }
     }
-    if (this.regexes.length > 0 && hits.length < limit) this.matchRegexes(n, hits, limit);
+    if (this.anyRegex && hits.length < limit) this.matchRegexes(n, hits, limit);
     return hits.sort((a, b) => a.start - b.start || a.end - b.end);
   }
 
@@ -153,6 +159,7 @@ export class CompiledList {
     }
     starts[n] = at;
     const normalised = parts.join(' ');
+    if (!this.anyRegex!.test(normalised)) return;
     // the token whose normalised text holds offset `o` of the normalised text
     const tokenAt = (o: number) => {
       let lo = 0;
