@@ -91,13 +91,23 @@ function time(label: string, n: number, fn: (i: number) => number): number {
 }
 
 const plain = new Tokenizer(null, 10);
-console.log(`${ENTRIES} entries (${rows.filter((r) => r.normalised.includes(' ')).length} phrases); ` +
-  `${texts.length} distinct 280-character texts, ${TEXTS} matches per measurement`);
-console.log(`normalising the entries: ${normaliseMs.toFixed(0)} ms; compiling the list: ${buildMs.toFixed(0)} ms, ` +
-  `~${heapMb.toFixed(0)} MB of heap`);
-const match = time('match, 100,000 terms and phrases', TEXTS, (i) => list.match(texts[i % texts.length]!, 10).length);
-const matchRe = time('match, 100,000 terms and phrases + 50 regexes', TEXTS, (i) =>
-  withRegexes.match(texts[i % texts.length]!, 10).length,
+console.log(
+  `${ENTRIES} entries (${rows.filter((r) => r.normalised.includes(' ')).length} phrases); ` +
+    `${texts.length} distinct 280-character texts, ${TEXTS} matches per measurement`,
+);
+console.log(
+  `normalising the entries: ${normaliseMs.toFixed(0)} ms; compiling the list: ${buildMs.toFixed(0)} ms, ` +
+    `~${heapMb.toFixed(0)} MB of heap`,
+);
+const match = time(
+  'match, 100,000 terms and phrases',
+  TEXTS,
+  (i) => list.match(texts[i % texts.length]!, 10).length,
+);
+const matchRe = time(
+  'match, 100,000 terms and phrases + 50 regexes',
+  TEXTS,
+  (i) => withRegexes.match(texts[i % texts.length]!, 10).length,
 );
 const normalise = time('baseline: normalisation alone (tokenizer, no lexicon)', TEXTS, (i) =>
   plain.run(texts[i % texts.length]!, 'en', 1),
@@ -118,4 +128,6 @@ console.log(`match / normalisation alone:      ${(match / normalise).toFixed(2)}
 console.log(`match / includes of one term:     ${(match / includes).toFixed(1)}×`);
 console.log(`naive scan / match:               ${(naive / match).toFixed(0)}× slower`);
 console.log(`with 50 regexes / without:        ${(matchRe / match).toFixed(2)}×`);
-console.log(`target: < 200 µs per match → ${match * 1000 < 200 ? 'met' : 'NOT met'} (${(match * 1000).toFixed(1)} µs)`);
+console.log(
+  `target: < 200 µs per match → ${match * 1000 < 200 ? 'met' : 'NOT met'} (${(match * 1000).toFixed(1)} µs)`,
+);

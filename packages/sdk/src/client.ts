@@ -4,6 +4,7 @@ import { Audit } from './resources/audit.ts';
 import { Banks } from './resources/banks.ts';
 import { Batch } from './resources/batch.ts';
 import { Decisions } from './resources/decisions.ts';
+import { Lists } from './resources/lists.ts';
 import { Policies } from './resources/policies.ts';
 import { StatsResource } from './resources/stats.ts';
 import { Video } from './resources/video.ts';
@@ -32,6 +33,7 @@ export class Verdict extends APIClient {
   readonly video = new Video(this);
   readonly webhooks = new Webhooks(this);
   readonly banks = new Banks(this);
+  readonly lists = new Lists(this);
   readonly keys = new Keys(this);
   readonly accounts = new Accounts(this);
   readonly account = new AccountResource(this);

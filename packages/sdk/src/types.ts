@@ -143,6 +143,20 @@ export type BankItemList = ResponseBody<'/v1/banks/{bankId}/items', 'get'>;
 export type BankItemDeleted = ResponseBody<'/v1/banks/{bankId}/items/{itemId}', 'delete'>;
 export type BankImportResult = ResponseBody<'/v1/banks/{bankId}/import', 'post'>;
 
+// Match lists
+export type ListCreateParams = RequestBody<'/v1/lists', 'post'>;
+export type ListCreated = ResponseBody<'/v1/lists', 'post'>;
+export type List = ListCreated['list'];
+export type ListList = ResponseBody<'/v1/lists', 'get'>;
+export type ListGetParams = QueryParams<'/v1/lists/{listId}', 'get'>;
+export type ListWithEntries = ResponseBody<'/v1/lists/{listId}', 'get'>;
+export type ListEntry = ListWithEntries['entries'][number];
+export type ListEntryInput = RequestBody<'/v1/lists/{listId}/entries', 'post'>['entries'][number];
+export type ListChanges = ResponseBody<'/v1/lists/{listId}/entries', 'post'>;
+export type ListEntriesRemoveParams = RequestBody<'/v1/lists/{listId}/entries', 'delete'>;
+export type ListEntriesRemoved = ResponseBody<'/v1/lists/{listId}/entries', 'delete'>;
+export type ListDeleted = ResponseBody<'/v1/lists/{listId}', 'delete'>;
+
 // Keys, accounts, usage
 export type KeyCreateParams = RequestBody<'/v1/keys', 'post'>;
 export type ApiKey = ResponseBody<'/v1/keys', 'post'>;

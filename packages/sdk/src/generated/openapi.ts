@@ -72,10 +72,6 @@ export interface paths {
               providers?: {
                 [key: string]: string;
               };
-              /** @description The operator's ONNX image classifiers (VERDICT_IMAGE_CLASSIFIERS) by name, with the state of the image workers that run them: idle (loaded on first use), starting, ready, failed or closed */
-              imageClassifiers?: {
-                [key: string]: string;
-              };
             };
           };
         };
@@ -92,10 +88,6 @@ export interface paths {
               };
               /** @description Circuit state of each external provider: closed, open or half_open */
               providers?: {
-                [key: string]: string;
-              };
-              /** @description The operator's ONNX image classifiers (VERDICT_IMAGE_CLASSIFIERS) by name, with the state of the image workers that run them: idle (loaded on first use), starting, ready, failed or closed */
-              imageClassifiers?: {
                 [key: string]: string;
               };
             };
@@ -937,12 +929,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Get a policy (its latest version, or `?version=N`) */
+    /** Get a policy */
     get: {
       parameters: {
-        query?: {
-          version?: number;
-        };
+        query?: never;
         header?: never;
         path: {
           policyId: string;
@@ -958,945 +948,6 @@ export interface paths {
           };
           content: {
             'application/json': components['schemas']['Policy'];
-          };
-        };
-        /** @description Every error has this shape (decisions §9). */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description Every error has this shape (decisions §9). */
-        403: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description Every error has this shape (decisions §9). */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description Every error has this shape (decisions §9). */
-        422: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description Every error has this shape (decisions §9). */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-      };
-    };
-    put?: never;
-    post?: never;
-    /**
-     * Delete your policy (decisions keep their policy ID and version)
-     * @description 409 POLICY_IN_USE while a running shadow uses it; 409 POLICY_READ_ONLY for built-in policies.
-     */
-    delete: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          policyId: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              policyId: string;
-              /** @enum {boolean} */
-              deleted: true;
-            };
-          };
-        };
-        /** @description Every error has this shape (decisions §9). */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description Every error has this shape (decisions §9). */
-        403: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description Every error has this shape (decisions §9). */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description Every error has this shape (decisions §9). */
-        409: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description Every error has this shape (decisions §9). */
-        422: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description Every error has this shape (decisions §9). */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-      };
-    };
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/v1/policies/{policyId}/versions': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** Every version of a policy, oldest first */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          policyId: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              policyId: string;
-              versions: components['schemas']['Policy'][];
-            };
-          };
-        };
-        /** @description Every error has this shape (decisions §9). */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description Every error has this shape (decisions §9). */
-        403: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description Every error has this shape (decisions §9). */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description Every error has this shape (decisions §9). */
-        422: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description Every error has this shape (decisions §9). */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-      };
-    };
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/v1/policies/{policyId}/diff': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** What changed between two versions (default: the latest and the one before) */
-    get: {
-      parameters: {
-        query?: {
-          from?: number;
-          to?: number;
-        };
-        header?: never;
-        path: {
-          policyId: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              policyId: string;
-              from: number;
-              to: number;
-              categories: {
-                added: {
-                  category: string;
-                  threshold: number;
-                  action: 'allow' | 'warn' | 'flag' | 'block';
-                }[];
-                removed: {
-                  category: string;
-                  threshold: number;
-                  action: 'allow' | 'warn' | 'flag' | 'block';
-                }[];
-                changed: {
-                  category: string;
-                  threshold?: {
-                    from: number;
-                    to: number;
-                  };
-                  action?: {
-                    from: 'allow' | 'warn' | 'flag' | 'block';
-                    to: 'allow' | 'warn' | 'flag' | 'block';
-                  };
-                }[];
-              };
-              fields: {
-                field: string;
-                from: unknown;
-                to: unknown;
-              }[];
-              /** @description unified diff of the YAML */
-              unified: string;
-            };
-          };
-        };
-        /** @description Every error has this shape (decisions §9). */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description Every error has this shape (decisions §9). */
-        403: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description Every error has this shape (decisions §9). */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description Every error has this shape (decisions §9). */
-        422: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description Every error has this shape (decisions §9). */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-      };
-    };
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/v1/policies/{policyId}/rollback': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Store a new version equal to an earlier one
-     * @description Rolling back to what the latest version already is writes nothing and answers it.
-     */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          policyId: string;
-        };
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': {
-            version: number;
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Policy'];
-          };
-        };
-        /** @description Every error has this shape (decisions §9). */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description Every error has this shape (decisions §9). */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description Every error has this shape (decisions §9). */
-        403: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description Every error has this shape (decisions §9). */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description Every error has this shape (decisions §9). */
-        409: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description Every error has this shape (decisions §9). */
-        422: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description Every error has this shape (decisions §9). */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-      };
-    };
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/v1/policies/{policyId}/backtest': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Replay a candidate policy over your stored decisions and report what would change
-     * @description Decided from the stored scores (no model call). Up to 5,000 decisions answer at once (200); larger windows, or `async: true`, run as a background job (202): poll GET /v1/backtests/{backtestId}.
-     */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          policyId: string;
-        };
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': {
-            /** @description the candidate as YAML (or give `version`) */
-            yamlContent?: string;
-            /** @description the candidate: a version of this policy */
-            version?: number;
-            /**
-             * Format: date-time
-             * @description default: 30 days before `to`
-             */
-            from?: string;
-            /**
-             * Format: date-time
-             * @description default: now (exclusive)
-             */
-            to?: string;
-            /** @description `policy` (default): decisions made under this policy ID; `account`: all of yours */
-            scope?: 'policy' | 'account';
-            /** @description default 100,000 */
-            limit?: number;
-            /** @description IDs per cell, default 5 */
-            examples?: number;
-            /** @description run as a background job even when small */
-            async?: boolean;
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Backtest'];
-          };
-        };
-        /** @description Default Response */
-        202: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Backtest'];
-          };
-        };
-        /** @description Every error has this shape (decisions §9). */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description Every error has this shape (decisions §9). */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description Every error has this shape (decisions §9). */
-        403: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description Every error has this shape (decisions §9). */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description Every error has this shape (decisions §9). */
-        422: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description Every error has this shape (decisions §9). */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-      };
-    };
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/v1/backtests/{backtestId}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** A backtest: its progress, and its report once completed */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          backtestId: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Backtest'];
-          };
-        };
-        /** @description Every error has this shape (decisions §9). */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description Every error has this shape (decisions §9). */
-        403: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description Every error has this shape (decisions §9). */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description Every error has this shape (decisions §9). */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-      };
-    };
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/v1/policies/{policyId}/shadow': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** The policy's newest shadow (running, expired or stopped) */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          policyId: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Shadow'];
-          };
-        };
-        /** @description Every error has this shape (decisions §9). */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description Every error has this shape (decisions §9). */
-        403: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description Every error has this shape (decisions §9). */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description Every error has this shape (decisions §9). */
-        422: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description Every error has this shape (decisions §9). */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-      };
-    };
-    /**
-     * Run a candidate policy in the shadow of this one (replaces a running shadow)
-     * @description Every new decision under this policy is also decided by the candidate from the same scores, with no second model call; the answer and events are unchanged. Give one of shadowPolicyId, version, yamlContent.
-     */
-    put: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          policyId: string;
-        };
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': {
-            /** @description another policy (its current version) */
-            shadowPolicyId?: string;
-            /** @description a version of this policy */
-            version?: number;
-            /** @description the candidate as YAML */
-            yamlContent?: string;
-            /**
-             * Format: date-time
-             * @description stop recording then (≤ 90 days)
-             */
-            until?: string;
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Shadow'];
-          };
-        };
-        /** @description Every error has this shape (decisions §9). */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description Every error has this shape (decisions §9). */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description Every error has this shape (decisions §9). */
-        403: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description Every error has this shape (decisions §9). */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description Every error has this shape (decisions §9). */
-        422: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description Every error has this shape (decisions §9). */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-      };
-    };
-    post?: never;
-    /** Stop the running shadow (its report stays readable) */
-    delete: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          policyId: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Shadow'];
-          };
-        };
-        /** @description Every error has this shape (decisions §9). */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description Every error has this shape (decisions §9). */
-        403: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description Every error has this shape (decisions §9). */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description Every error has this shape (decisions §9). */
-        422: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description Every error has this shape (decisions §9). */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-      };
-    };
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/v1/policies/{policyId}/shadow/report': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** What the newest shadow would have changed, in the shape of a backtest report */
-    get: {
-      parameters: {
-        query?: {
-          examples?: number;
-        };
-        header?: never;
-        path: {
-          policyId: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              shadow: components['schemas']['Shadow'];
-              report: components['schemas']['ChangeReport'];
-              /** @description true when more than 200,000 decisions were recorded */
-              truncated: boolean;
-            };
           };
         };
         /** @description Every error has this shape (decisions §9). */
@@ -2386,7 +1437,7 @@ export interface paths {
         content: {
           'application/json': {
             name: string;
-            /** @description check, policies:read, policies:write, decisions:read, webhooks:read, webhooks:write, banks:read, banks:write, audit:read, admin */
+            /** @description check, policies:read, policies:write, decisions:read, webhooks:read, webhooks:write, banks:read, banks:write, audit:read, lists:read, lists:write, admin */
             scopes: string[];
             accountId?: string;
             expiresAt?: string | null;
@@ -5547,6 +4598,665 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/lists': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List the account's lists */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              lists: components['schemas']['List'][];
+            };
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    put?: never;
+    /** Create a block or allow list (optionally with its first entries); policies name it */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            name: string;
+            kind: 'block' | 'allow';
+            action?: 'allow' | 'warn' | 'flag' | 'block';
+            /** @description An allow list's caps: category → the most severe action it may take (a string) or its highest score (a number) */
+            caps?: {
+              [key: string]: ('allow' | 'warn' | 'flag' | 'block') | number;
+            };
+            description?: string;
+            /** @description At most 10,000 (import takes more) */
+            entries?: (
+              | string
+              | {
+                  term: string;
+                }
+              | {
+                  /** @description RE2 syntax, at most 200 characters, matched on the normalised text */
+                  regex: string;
+                }
+            )[];
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        201: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              list: components['schemas']['List'];
+              added: number;
+              duplicates: number;
+            };
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/lists/{listId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Get a list and a page of its entries, newest first (limit default 20, max 1000; offset) */
+    get: {
+      parameters: {
+        query?: {
+          limit?: string;
+          offset?: string;
+        };
+        header?: never;
+        path: {
+          /** @description The list ID (lst_…) or name */
+          listId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              list: components['schemas']['List'];
+              entries: components['schemas']['ListEntry'][];
+              limit: number;
+              offset: number;
+              hasMore: boolean;
+            };
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    /** Delete a list and its entries (409 LIST_IN_USE while a policy names it) */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description The list ID (lst_…) or name */
+          listId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              id: string;
+              /** @enum {boolean} */
+              deleted: true;
+            };
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/lists/{listId}/entries': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Add entries (at most 10,000 per request); ones the list holds after normalisation are counted */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description The list ID (lst_…) or name */
+          listId: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            entries: (
+              | string
+              | {
+                  term: string;
+                }
+              | {
+                  /** @description RE2 syntax, at most 200 characters, matched on the normalised text */
+                  regex: string;
+                }
+            )[];
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              list: components['schemas']['List'];
+              received: number;
+              added: number;
+              /** @description Entries the list already held (after normalisation) */
+              duplicates: number;
+            };
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    /** Remove entries, given as written (normalised like added ones) or by ID; at most 10,000 */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description The list ID (lst_…) or name */
+          listId: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            entries?: (
+              | string
+              | {
+                  term: string;
+                }
+              | {
+                  /** @description RE2 syntax, at most 200 characters, matched on the normalised text */
+                  regex: string;
+                }
+            )[];
+            ids?: string[];
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              list: components['schemas']['List'];
+              removed: number;
+              notFound: number;
+            };
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/lists/{listId}/import': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Import entries as plain text (Content-Type: text/plain), one a line: a term or phrase, or `regex:<pattern>`; blank lines and lines starting with # are skipped; up to the list’s 100,000 entries and 4 MB */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description The list ID (lst_…) or name */
+          listId: string;
+        };
+        cookie?: never;
+      };
+      /** @description JSON `{ text }`, or the text itself with Content-Type: text/plain */
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description The entries, one a line */
+            text: string;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              list: components['schemas']['List'];
+              received: number;
+              added: number;
+              /** @description Entries the list already held (after normalisation) */
+              duplicates: number;
+            };
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/providers': {
     parameters: {
       query?: never;
@@ -6048,6 +5758,7 @@ export interface components {
         field: string;
       }[];
       bankMatch?: components['schemas']['BankMatch'];
+      listMatches?: components['schemas']['ListMatch'][];
       /** @description Extension field: text read in the image (offline OCR) and judged by the text model, so the text categories are evaluated; highlights point into `text` */
       ocr?: {
         /** @description The text read, one line per region */
@@ -6133,6 +5844,7 @@ export interface components {
         phash: string;
       }[];
       bankMatch?: components['schemas']['BankMatch'];
+      listMatches?: components['schemas']['ListMatch'][];
       /** @description Extension field: text read in the image (offline OCR) and judged by the text model, so the text categories are evaluated; highlights point into `text` */
       ocr?: {
         /** @description The text read, one line per region */
@@ -6183,6 +5895,14 @@ export interface components {
         action: string;
         /** @description PDQ bits of 256 (default 31) */
         maxDistance: number;
+      }[];
+      /** @description Match lists applied to text (extension) */
+      lists?: {
+        list: string;
+        action?: string;
+        caps?: {
+          [key: string]: string | number;
+        };
       }[];
       /** @description Which providers judge text under the policy (absent: local alone) */
       routing?: {
@@ -6328,120 +6048,60 @@ export interface components {
       /** Format: date-time */
       createdAt: string;
     };
-    /** ChangeReport */
-    ChangeReport: {
-      /** @description decisions looked at */
-      total: number;
-      /** @description decided again from their stored scores */
-      replayed: number;
-      /** @description replayed with another action */
-      changed: number;
-      unchanged: number;
-      /** @description counts by old action (outer) and new action (inner) */
-      matrix: {
-        allow: {
-          allow: number;
-          warn: number;
-          flag: number;
-          block: number;
-        };
-        warn: {
-          allow: number;
-          warn: number;
-          flag: number;
-          block: number;
-        };
-        flag: {
-          allow: number;
-          warn: number;
-          flag: number;
-          block: number;
-        };
-        block: {
-          allow: number;
-          warn: number;
-          flag: number;
-          block: number;
-        };
-      };
-      /** @description example decision IDs by old and new action */
-      examples: {
-        [key: string]: {
-          [key: string]: string[];
-        };
-      };
-      notReplayable: {
-        total: number;
-        /** @description missing_scores, content_redacted, no_item_scores, bank_match_only or provider_scores_missing: counts */
-        reasons: {
-          [key: string]: number;
-        };
-        examples: {
-          [key: string]: string[];
-        };
-      };
-      categories: {
-        [key: string]: {
-          /** @description triggered under the old decision */
-          before: number;
-          /** @description triggered under the candidate */
-          after: number;
-          newlyTriggered: number;
-          noLongerTriggered: number;
-        };
+    /**
+     * ListMatch
+     * @description Extension field: a match-list entry found in the text (after the text model’s evasion normalisation)
+     */
+    ListMatch: {
+      /** @description Name of the list */
+      list: string;
+      listId: string;
+      kind: 'block' | 'allow';
+      /** @description The list entry that matched */
+      entryId: string;
+      /** @description The entry as written in the list */
+      entry: string;
+      entryType: 'term' | 'regex';
+      /** @description UTF-16 offset of the matched span in the text */
+      start: number;
+      end: number;
+      action?: 'allow' | 'warn' | 'flag' | 'block';
+      /** @description An allow list's caps: category → the most severe action it may take (a string) or its highest score (a number) */
+      caps?: {
+        [key: string]: ('allow' | 'warn' | 'flag' | 'block') | number;
       };
     };
-    /** Backtest */
-    Backtest: {
-      backtestId: string;
-      policyId: string;
-      candidate: {
-        source: 'yaml' | 'version' | 'policy';
-        policyId: string;
-        /** @description null for YAML sent with the request */
-        version: number | null;
-        name: string;
+    /** List */
+    List: {
+      id: string;
+      /** @description What policies name in `lists: [{ list: <name> }]` */
+      name: string;
+      kind: 'block' | 'allow';
+      action?: 'allow' | 'warn' | 'flag' | 'block';
+      /** @description An allow list's caps: category → the most severe action it may take (a string) or its highest score (a number) */
+      caps?: {
+        [key: string]: ('allow' | 'warn' | 'flag' | 'block') | number;
       };
-      window: {
-        scope: 'policy' | 'account';
-        /** Format: date-time */
-        from: string;
-        /** Format: date-time */
-        to: string;
-        limit: number;
-      };
-      status: 'queued' | 'running' | 'completed' | 'failed';
-      progress: {
-        processed: number;
-        total: number;
-        percentComplete: number;
-      };
-      report?: components['schemas']['ChangeReport'];
-      error?: {
-        code: string;
-        message: string;
-      };
+      description: string | null;
+      entryCount: number;
+      regexCount: number;
+      /** @description Changes with every entry change */
+      version: number;
       /** Format: date-time */
       createdAt: string;
-      completedAt: string | null;
+      /** Format: date-time */
+      updatedAt: string;
     };
-    /** Shadow */
-    Shadow: {
-      shadowId: string;
-      /** @description the live policy */
-      policyId: string;
-      candidate: {
-        source: 'yaml' | 'version' | 'policy';
-        policyId: string;
-        /** @description null for YAML sent with the request */
-        version: number | null;
-        name: string;
-      };
-      status: 'running' | 'expired' | 'stopped';
-      until: string | null;
+    /** ListEntry */
+    ListEntry: {
+      id: string;
+      type: 'term' | 'regex';
+      /** @description As written */
+      value: string;
+      /** @description What a term matches: its normalised words (null for a regex) */
+      normalised: string | null;
       /** Format: date-time */
       createdAt: string;
-      stoppedAt: string | null;
     };
   };
   responses: never;

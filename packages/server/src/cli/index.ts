@@ -3,6 +3,7 @@ import { registerAuditCommand } from './audit.ts';
 import { registerBatchCommands } from './batch.ts';
 import { registerCheckCommand } from './check.ts';
 import { registerDecisionCommands } from './decisions.ts';
+import { registerListCommands } from './lists.ts';
 import { registerPolicyCommands } from './policies.ts';
 import { type CliIO, processIO } from './shared.ts';
 import { registerVideoCommands } from './video.ts';
@@ -22,5 +23,6 @@ export function registerClientCommands(program: Command, io: CliIO = processIO):
   registerVideoCommands(program, io);
   registerWebhookCommands(program, io);
   registerAuditCommand(program, io);
+  registerListCommands(program, io);
   return program;
 }
