@@ -191,13 +191,17 @@ export async function createContext(
   const policyRepository = new PolicyRepository(db, database.engine);
   const listRepo = new ListRepository(db);
   const listMatcher = new ListMatcher(listRepo);
-  const lists = new ListService(listRepo, {
-    policiesNaming: async (accountId, name) =>
-      (await policyRepository.listForAccount(accountId))
-        .filter((p) => p.lists?.some((rule) => rule.list === name))
-        .map((p) => p.policyId),
-    changed: (accountId) => listMatcher.changed(accountId),
-  });
+  const lists = new ListService(
+    listRepo,
+    {
+      policiesNaming: async (accountId, name) =>
+        (await policyRepository.listForAccount(accountId))
+          .filter((p) => p.lists?.some((rule) => rule.list === name))
+          .map((p) => p.policyId),
+      changed: (accountId) => listMatcher.changed(accountId),
+    },
+    audit,
+  );
   const policies = new PolicyService(
     policyRepository,
     audit,

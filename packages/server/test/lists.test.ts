@@ -84,6 +84,18 @@ describe.each(engines)('match lists (%s)', (engine) => {
     expect(imported.json()).toMatchObject({ received: 3, added: 2, duplicates: 1 });
     expect(imported.json().list).toMatchObject({ entryCount: 5, regexCount: 2 });
 
+    // every change is in the audit log, with the entries it touched
+    const audit = await t.request('GET', '/v1/audit?action=list&limit=100');
+    const actions = audit.body.entries.map((e: { action: string }) => e.action);
+    for (const a of ['list.created', 'list.entries_added', 'list.entries_removed', 'list.entries_imported']) {
+      expect(actions, a).toContain(a);
+    }
+    const imports = audit.body.entries.find((e: { action: string }) => e.action === 'list.entries_imported');
+    expect(imports).toMatchObject({
+      target: { type: 'list', id: listId },
+      after: { added: 2, entries: ['bastard', '\\bkys+\\b'] },
+    });
+
     const all = await t.request('GET', '/v1/lists');
     expect(all.body.lists.map((l: { name: string }) => l.name)).toContain('slurs');
   });

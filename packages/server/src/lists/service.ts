@@ -1,3 +1,4 @@
+import type { AuditSink } from '../audit/types.ts';
 import { AppError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 import { type Principal, requireScope } from '../domain/principal.ts';
@@ -61,7 +62,25 @@ export class ListService {
   constructor(
     private readonly repo: ListRepository,
     private readonly hooks: ListServiceHooks,
+    /** List creations and deletions, and entry additions, imports and removals, are audit entries. */
+    private readonly audit: AuditSink,
   ) {}
+
+  /** Tells the matcher and records the change (entries by count and the first 100 values, not 100k of them). */
+  private async changed(
+    principal: Principal,
+    action: string,
+    list: ListRecord,
+    change: { before?: unknown; after?: unknown },
+  ): Promise<void> {
+    this.hooks.changed(principal.accountId);
+    await this.audit.record(
+      principal,
+      action,
+      { type: 'list', id: list.id, accountId: list.accountId },
+      change,
+    );
+  }
 
   async create(
     principal: Principal,
@@ -153,9 +172,12 @@ export class ListService {
     if (inserted === false) {
       throw new AppError('DUPLICATE_LIST', `A list named "${body.name}" already exists`, { name: body.name });
     }
-    this.hooks.changed(principal.accountId);
+    const stored = (await this.repo.find(principal.accountId, list.id)) ?? list;
+    await this.changed(principal, 'list.created', stored, {
+      after: { ...listView(stored), entries: inserted.slice(0, 100).map((e) => e.value) },
+    });
     return {
-      list: (await this.repo.find(principal.accountId, list.id)) ?? list,
+      list: stored,
       added: inserted.length,
       duplicates: entries.length - inserted.length,
     };
@@ -190,7 +212,7 @@ export class ListService {
       });
     }
     await this.repo.delete(principal.accountId, list.id);
-    this.hooks.changed(principal.accountId);
+    await this.changed(principal, 'list.deleted', list, { before: listView(list) });
     return list;
   }
 
@@ -239,7 +261,7 @@ export class ListService {
         throw error;
       }
     });
-    return this.add(principal, list, entries);
+    return this.add(principal, list, entries, 'list.entries_imported');
   }
 
   /**
@@ -274,7 +296,11 @@ export class ListService {
     }
     const unique = [...new Set(keys)];
     const removed = await this.repo.removeEntries(list.id, unique, new Date().toISOString());
-    if (removed.length > 0) this.hooks.changed(principal.accountId);
+    if (removed.length > 0) {
+      await this.changed(principal, 'list.entries_removed', list, {
+        before: { removed: removed.length, entries: removed.slice(0, 100).map((e) => e.value) },
+      });
+    }
     return {
       list: (await this.repo.find(principal.accountId, list.id)) ?? list,
       removed: removed.length,
@@ -291,11 +317,20 @@ export class ListService {
     principal: Principal,
     list: ListRecord,
     entries: NormalisedEntry[],
+    action = 'list.entries_added',
   ): Promise<ListChanges> {
     checkCapacity(list.entryCount, list.regexCount, entries);
     const now = new Date().toISOString();
     const inserted = await this.repo.addEntries(list.id, records(principal, list.id, entries, now), now);
-    if (inserted.length > 0) this.hooks.changed(principal.accountId);
+    if (inserted.length > 0) {
+      await this.changed(principal, action, list, {
+        after: {
+          received: entries.length,
+          added: inserted.length,
+          entries: inserted.slice(0, 100).map((e) => e.value),
+        },
+      });
+    }
     return {
       list: (await this.repo.find(principal.accountId, list.id)) ?? list,
       received: entries.length,
