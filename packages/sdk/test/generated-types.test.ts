@@ -108,6 +108,13 @@ describe('SDK types follow the server schemas', () => {
       v.providers.list(),
       v.stats.get(),
       v.audit.list({ action: 'key.revoked' }),
+      v.lists.create({ name: 'l', kind: 'block' }),
+      v.lists.list(),
+      v.lists.get(id),
+      v.lists.delete(id),
+      v.lists.add(id, ['x']),
+      v.lists.remove(id, { entries: ['x'] }),
+      v.lists.import(id, 'x'),
     ];
     await Promise.all(calls);
     const operations = [...documentPaths(document), ...PENDING_PATHS]
