@@ -2,45 +2,11 @@ import type { AuditSink } from '../audit/types.ts';
 import { AppError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 import { type Principal, requireScope } from '../domain/principal.ts';
-import { ACTIONS, type Action } from '../domain/taxonomy.ts';
-import type { ListEntryRecord, ListRecord, ListRepository } from '../storage/repositories/lists.ts';
-import { parseCaps } from './caps.ts';
-import {
-  LIST_NAME_PATTERN,
-  MAX_DESCRIPTION_LENGTH,
-  MAX_ENTRIES_PER_CALL,
-  MAX_ENTRIES_PER_LIST,
-  MAX_LISTS_PER_ACCOUNT,
-  MAX_REGEX_PER_LIST,
-} from './limits.ts';
+import type { ListRecord, ListRepository } from '../storage/repositories/lists.ts';
+import { MAX_ENTRIES_PER_CALL, MAX_ENTRIES_PER_LIST, MAX_LISTS_PER_ACCOUNT } from './limits.ts';
 import { type NormalisedEntry, normaliseEntry } from './normalise.ts';
-import type { ListKind } from './types.ts';
-
-export function listView(list: ListRecord) {
-  return {
-    id: list.id,
-    name: list.name,
-    kind: list.kind,
-    ...(list.action && { action: list.action }),
-    ...(list.caps && { caps: list.caps }),
-    description: list.description,
-    entryCount: list.entryCount,
-    regexCount: list.regexCount,
-    version: list.version,
-    createdAt: list.createdAt,
-    updatedAt: list.updatedAt,
-  };
-}
-
-export function listEntryView(entry: ListEntryRecord) {
-  return {
-    id: entry.id,
-    type: entry.type,
-    value: entry.value,
-    normalised: entry.type === 'term' ? entry.normalised : null,
-    createdAt: entry.createdAt,
-  };
-}
+import { checkCapacity, parseEntries, parseListSettings, records } from './validate.ts';
+import { listView } from './views.ts';
 
 export interface ListChanges {
   list: ListRecord;
@@ -94,57 +60,7 @@ export class ListService {
     },
   ): Promise<{ list: ListRecord; added: number; duplicates: number }> {
     requireScope(principal, 'lists:write');
-    if (body.name === undefined || body.name === null) {
-      throw new AppError('MISSING_REQUIRED_FIELD', 'name is required', { field: 'name' });
-    }
-    if (typeof body.name !== 'string' || !LIST_NAME_PATTERN.test(body.name)) {
-      throw new AppError(
-        'INVALID_PARAMETER',
-        'name must be 1–64 characters of A-Z, a-z, 0-9, _ and - (not starting with lst_)',
-        { field: 'name', pattern: LIST_NAME_PATTERN.source },
-      );
-    }
-    if (body.kind === undefined || body.kind === null) {
-      throw new AppError('MISSING_REQUIRED_FIELD', 'kind is required (block or allow)', { field: 'kind' });
-    }
-    if (body.kind !== 'block' && body.kind !== 'allow') {
-      throw new AppError('INVALID_PARAMETER', 'kind must be block or allow', {
-        field: 'kind',
-        allowed: ['block', 'allow'],
-      });
-    }
-    const kind: ListKind = body.kind;
-    let action: Action | null = null;
-    if (kind === 'block') {
-      const given = body.action ?? 'block';
-      if (typeof given !== 'string' || !(ACTIONS as readonly string[]).includes(given)) {
-        throw new AppError('INVALID_ACTION', 'action must be one of allow, warn, flag, block', {
-          field: 'action',
-          allowed: [...ACTIONS],
-        });
-      }
-      action = given as Action;
-      if (body.caps !== undefined) {
-        throw new AppError('INVALID_PARAMETER', 'caps belong to allow lists', { field: 'caps' });
-      }
-    } else {
-      if (body.action !== undefined) {
-        throw new AppError('INVALID_PARAMETER', 'action belongs to block lists; an allow list has caps', {
-          field: 'action',
-        });
-      }
-      if (body.caps === undefined || body.caps === null) {
-        throw new AppError(
-          'MISSING_REQUIRED_FIELD',
-          'An allow list needs caps (category → action or score)',
-          {
-            field: 'caps',
-          },
-        );
-      }
-    }
-    const caps = kind === 'allow' ? parseCaps(body.caps, 'caps', 'INVALID_PARAMETER') : null;
-    const description = optionalString(body.description, 'description', MAX_DESCRIPTION_LENGTH);
+    const { name, kind, action, caps, description } = parseListSettings(body);
     const entries = body.entries === undefined ? [] : parseEntries(body.entries, 'entries');
     checkCapacity(0, 0, entries);
     if ((await this.repo.count(principal.accountId)) >= MAX_LISTS_PER_ACCOUNT) {
@@ -157,7 +73,7 @@ export class ListService {
     const list: ListRecord = {
       id: newId('lst'),
       accountId: principal.accountId,
-      name: body.name,
+      name,
       kind,
       action,
       caps,
@@ -170,7 +86,7 @@ export class ListService {
     };
     const inserted = await this.repo.insert(list, records(principal, list.id, entries, now));
     if (inserted === false) {
-      throw new AppError('DUPLICATE_LIST', `A list named "${body.name}" already exists`, { name: body.name });
+      throw new AppError('DUPLICATE_LIST', `A list named "${name}" already exists`, { name });
     }
     const stored = (await this.repo.find(principal.accountId, list.id)) ?? list;
     await this.changed(principal, 'list.created', stored, {
@@ -349,69 +265,4 @@ export class ListService {
     }
     return list;
   }
-}
-
-function parseEntries(raw: unknown, field: string): NormalisedEntry[] {
-  if (!Array.isArray(raw)) {
-    throw new AppError('INVALID_PARAMETER', `${field} must be an array of terms, phrases or { regex }`, {
-      field,
-    });
-  }
-  if (raw.length > MAX_ENTRIES_PER_CALL) {
-    throw new AppError(
-      'TOO_MANY_ITEMS',
-      `At most ${MAX_ENTRIES_PER_CALL} entries per request (import takes more)`,
-      {
-        field,
-        max: MAX_ENTRIES_PER_CALL,
-      },
-    );
-  }
-  return raw.map((entry, index) => normaliseEntry(entry, `${field}[${index}]`));
-}
-
-/** Refuses a change that would take the list past its entry or regex bound (counting duplicates, to be safe). */
-function checkCapacity(entryCount: number, regexCount: number, adding: NormalisedEntry[]): void {
-  if (entryCount + adding.length > MAX_ENTRIES_PER_LIST) {
-    throw new AppError('INVALID_PARAMETER', `A list holds at most ${MAX_ENTRIES_PER_LIST} entries`, {
-      reason: 'list_full',
-      entryCount,
-      max: MAX_ENTRIES_PER_LIST,
-    });
-  }
-  const regexes = adding.filter((e) => e.type === 'regex').length;
-  if (regexCount + regexes > MAX_REGEX_PER_LIST) {
-    throw new AppError('INVALID_PARAMETER', `A list holds at most ${MAX_REGEX_PER_LIST} regex entries`, {
-      reason: 'too_many_regexes',
-      regexCount,
-      max: MAX_REGEX_PER_LIST,
-    });
-  }
-}
-
-function records(
-  principal: Principal,
-  listId: string,
-  entries: NormalisedEntry[],
-  now: string,
-): ListEntryRecord[] {
-  return entries.map((e) => ({
-    id: newId('lse'),
-    listId,
-    accountId: principal.accountId,
-    type: e.type,
-    value: e.value,
-    normalised: e.normalised,
-    createdAt: now,
-  }));
-}
-
-function optionalString(value: unknown, field: string, max: number): string | null {
-  if (value === undefined || value === null) return null;
-  if (typeof value !== 'string' || value.length > max) {
-    throw new AppError('INVALID_PARAMETER', `${field} must be a string of at most ${max} characters`, {
-      field,
-    });
-  }
-  return value.trim() === '' ? null : value.trim();
 }

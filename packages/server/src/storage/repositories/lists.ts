@@ -87,7 +87,7 @@ export class ListRepository {
         .onConflict((oc) => oc.columns(['account_id', 'name']).doNothing())
         .executeTakeFirst();
       if (Number(result.numInsertedOrUpdatedRows ?? 0) === 0) return false;
-      return entries.length > 0 ? this.addIn(trx as unknown as Db, list.id, entries, list.createdAt) : [];
+      return entries.length > 0 ? this.addIn(trx, list.id, entries, list.createdAt) : [];
     });
   }
 
@@ -133,7 +133,7 @@ export class ListRepository {
    * in the same transaction. Returns the entries actually inserted.
    */
   async addEntries(listId: string, entries: ListEntryRecord[], now: string): Promise<ListEntryRecord[]> {
-    return this.db.transaction().execute((trx) => this.addIn(trx as unknown as Db, listId, entries, now));
+    return this.db.transaction().execute((trx) => this.addIn(trx, listId, entries, now));
   }
 
   private async addIn(trx: Db, listId: string, entries: ListEntryRecord[], now: string) {
@@ -177,7 +177,7 @@ export class ListRepository {
           .execute();
         removed.push(...rows.map(toEntry));
       }
-      if (removed.length > 0) await this.bump(trx as unknown as Db, listId, removed, -1, now);
+      if (removed.length > 0) await this.bump(trx, listId, removed, -1, now);
       return removed;
     });
   }

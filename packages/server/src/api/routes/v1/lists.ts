@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { AppContext } from '../../../context.ts';
 import { MAX_ENTRIES_PER_CALL, MAX_IMPORT_BYTES } from '../../../lists/limits.ts';
-import { listEntryView, listView } from '../../../lists/service.ts';
+import { listEntryView, listView } from '../../../lists/views.ts';
 import { parsePagination } from '../../pagination.ts';
 import { principalOf } from '../../plugins/auth.ts';
 import { errorResponses } from '../../schemas/common.ts';
