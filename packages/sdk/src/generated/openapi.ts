@@ -72,6 +72,10 @@ export interface paths {
               providers?: {
                 [key: string]: string;
               };
+              /** @description The operator's ONNX image classifiers (VERDICT_IMAGE_CLASSIFIERS) by name, with the state of the image workers that run them: idle (loaded on first use), starting, ready, failed or closed */
+              imageClassifiers?: {
+                [key: string]: string;
+              };
             };
           };
         };
@@ -88,6 +92,10 @@ export interface paths {
               };
               /** @description Circuit state of each external provider: closed, open or half_open */
               providers?: {
+                [key: string]: string;
+              };
+              /** @description The operator's ONNX image classifiers (VERDICT_IMAGE_CLASSIFIERS) by name, with the state of the image workers that run them: idle (loaded on first use), starting, ready, failed or closed */
+              imageClassifiers?: {
                 [key: string]: string;
               };
             };
@@ -929,7 +937,175 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Get a policy */
+    /** Get a policy (its latest version, or `?version=N`) */
+    get: {
+      parameters: {
+        query?: {
+          version?: number;
+        };
+        header?: never;
+        path: {
+          policyId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Policy'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    /**
+     * Delete your policy (decisions keep their policy ID and version)
+     * @description 409 POLICY_IN_USE while a running shadow uses it; 409 POLICY_READ_ONLY for built-in policies.
+     */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          policyId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              policyId: string;
+              /** @enum {boolean} */
+              deleted: true;
+            };
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/policies/{policyId}/versions': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Every version of a policy, oldest first */
     get: {
       parameters: {
         query?: never;
@@ -947,7 +1123,780 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
+            'application/json': {
+              policyId: string;
+              versions: components['schemas']['Policy'][];
+            };
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/policies/{policyId}/diff': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** What changed between two versions (default: the latest and the one before) */
+    get: {
+      parameters: {
+        query?: {
+          from?: number;
+          to?: number;
+        };
+        header?: never;
+        path: {
+          policyId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              policyId: string;
+              from: number;
+              to: number;
+              categories: {
+                added: {
+                  category: string;
+                  threshold: number;
+                  action: 'allow' | 'warn' | 'flag' | 'block';
+                }[];
+                removed: {
+                  category: string;
+                  threshold: number;
+                  action: 'allow' | 'warn' | 'flag' | 'block';
+                }[];
+                changed: {
+                  category: string;
+                  threshold?: {
+                    from: number;
+                    to: number;
+                  };
+                  action?: {
+                    from: 'allow' | 'warn' | 'flag' | 'block';
+                    to: 'allow' | 'warn' | 'flag' | 'block';
+                  };
+                }[];
+              };
+              fields: {
+                field: string;
+                from: unknown;
+                to: unknown;
+              }[];
+              /** @description unified diff of the YAML */
+              unified: string;
+            };
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/policies/{policyId}/rollback': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Store a new version equal to an earlier one
+     * @description Rolling back to what the latest version already is writes nothing and answers it.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          policyId: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            version: number;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
             'application/json': components['schemas']['Policy'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/policies/{policyId}/backtest': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Replay a candidate policy over your stored decisions and report what would change
+     * @description Decided from the stored scores (no model call). Up to 5,000 decisions answer at once (200); larger windows, or `async: true`, run as a background job (202): poll GET /v1/backtests/{backtestId}.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          policyId: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description the candidate as YAML (or give `version`) */
+            yamlContent?: string;
+            /** @description the candidate: a version of this policy */
+            version?: number;
+            /**
+             * Format: date-time
+             * @description default: 30 days before `to`
+             */
+            from?: string;
+            /**
+             * Format: date-time
+             * @description default: now (exclusive)
+             */
+            to?: string;
+            /** @description `policy` (default): decisions made under this policy ID; `account`: all of yours */
+            scope?: 'policy' | 'account';
+            /** @description default 100,000 */
+            limit?: number;
+            /** @description IDs per cell, default 5 */
+            examples?: number;
+            /** @description run as a background job even when small */
+            async?: boolean;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Backtest'];
+          };
+        };
+        /** @description Default Response */
+        202: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Backtest'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/backtests/{backtestId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A backtest: its progress, and its report once completed */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          backtestId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Backtest'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/policies/{policyId}/shadow': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The policy's newest shadow (running, expired or stopped) */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          policyId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Shadow'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    /**
+     * Run a candidate policy in the shadow of this one (replaces a running shadow)
+     * @description Every new decision under this policy is also decided by the candidate from the same scores, with no second model call; the answer and events are unchanged. Give one of shadowPolicyId, version, yamlContent.
+     */
+    put: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          policyId: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description another policy (its current version) */
+            shadowPolicyId?: string;
+            /** @description a version of this policy */
+            version?: number;
+            /** @description the candidate as YAML */
+            yamlContent?: string;
+            /**
+             * Format: date-time
+             * @description stop recording then (≤ 90 days)
+             */
+            until?: string;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Shadow'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    post?: never;
+    /** Stop the running shadow (its report stays readable) */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          policyId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Shadow'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/policies/{policyId}/shadow/report': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** What the newest shadow would have changed, in the shape of a backtest report */
+    get: {
+      parameters: {
+        query?: {
+          examples?: number;
+        };
+        header?: never;
+        path: {
+          policyId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              shadow: components['schemas']['Shadow'];
+              report: components['schemas']['ChangeReport'];
+              /** @description true when more than 200,000 decisions were recorded */
+              truncated: boolean;
+            };
           };
         };
         /** @description Every error has this shape (decisions §9). */
@@ -6047,6 +6996,121 @@ export interface components {
       contentRef?: string;
       /** Format: date-time */
       createdAt: string;
+    };
+    /** ChangeReport */
+    ChangeReport: {
+      /** @description decisions looked at */
+      total: number;
+      /** @description decided again from their stored scores */
+      replayed: number;
+      /** @description replayed with another action */
+      changed: number;
+      unchanged: number;
+      /** @description counts by old action (outer) and new action (inner) */
+      matrix: {
+        allow: {
+          allow: number;
+          warn: number;
+          flag: number;
+          block: number;
+        };
+        warn: {
+          allow: number;
+          warn: number;
+          flag: number;
+          block: number;
+        };
+        flag: {
+          allow: number;
+          warn: number;
+          flag: number;
+          block: number;
+        };
+        block: {
+          allow: number;
+          warn: number;
+          flag: number;
+          block: number;
+        };
+      };
+      /** @description example decision IDs by old and new action */
+      examples: {
+        [key: string]: {
+          [key: string]: string[];
+        };
+      };
+      notReplayable: {
+        total: number;
+        /** @description missing_scores, content_redacted, no_item_scores, bank_match_only or provider_scores_missing: counts */
+        reasons: {
+          [key: string]: number;
+        };
+        examples: {
+          [key: string]: string[];
+        };
+      };
+      categories: {
+        [key: string]: {
+          /** @description triggered under the old decision */
+          before: number;
+          /** @description triggered under the candidate */
+          after: number;
+          newlyTriggered: number;
+          noLongerTriggered: number;
+        };
+      };
+    };
+    /** Backtest */
+    Backtest: {
+      backtestId: string;
+      policyId: string;
+      candidate: {
+        source: 'yaml' | 'version' | 'policy';
+        policyId: string;
+        /** @description null for YAML sent with the request */
+        version: number | null;
+        name: string;
+      };
+      window: {
+        scope: 'policy' | 'account';
+        /** Format: date-time */
+        from: string;
+        /** Format: date-time */
+        to: string;
+        limit: number;
+      };
+      status: 'queued' | 'running' | 'completed' | 'failed';
+      progress: {
+        processed: number;
+        total: number;
+        percentComplete: number;
+      };
+      report?: components['schemas']['ChangeReport'];
+      error?: {
+        code: string;
+        message: string;
+      };
+      /** Format: date-time */
+      createdAt: string;
+      completedAt: string | null;
+    };
+    /** Shadow */
+    Shadow: {
+      shadowId: string;
+      /** @description the live policy */
+      policyId: string;
+      candidate: {
+        source: 'yaml' | 'version' | 'policy';
+        policyId: string;
+        /** @description null for YAML sent with the request */
+        version: number | null;
+        name: string;
+      };
+      status: 'running' | 'expired' | 'stopped';
+      until: string | null;
+      /** Format: date-time */
+      createdAt: string;
+      stoppedAt: string | null;
     };
     /**
      * ListMatch
