@@ -414,6 +414,7 @@ export class CheckService {
     return {
       decisionId: newId('dec'),
       accountId: principal.accountId,
+      keyId: principal.keyId,
       ...outcome,
       policyId: policy.policyId,
       policyVersion: policy.version,

@@ -106,6 +106,12 @@ export const Decision = Type.Object(
     bankMatch: Type.Optional(Type.Ref('BankMatch')),
     ocr: Type.Optional(OcrResult),
     routing: Type.Optional(ProviderAttempts),
+    keyId: Type.Optional(
+      Type.String({
+        description:
+          'The API key that made the decision (absent for decisions stored before keys were recorded)',
+      }),
+    ),
   },
   { $id: 'Decision' },
 );
