@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from './helpers/app.ts';
 import { engines } from './helpers/databases.ts';
+import { dataUri, photo } from './helpers/images.ts';
 import { KeywordProvider } from './helpers/keyword-provider.ts';
 
 /** One text per supported language (issue 18, item 9): the word searched for, and the text holding it. */
@@ -279,4 +280,28 @@ describe.each(engines)('GET /v1/decisions/export (%s)', (engine) => {
     const reader = await t.newKey(['decisions:read']);
     expect((await exportLines('', reader.key)).lines).toEqual([]);
   });
+});
+
+describe('decision search: a multi-modal decision is found by its text, not its JSON', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp({ overrides: { textProvider: new KeywordProvider() } });
+  });
+  afterAll(() => t?.close());
+
+  it('indexes the text and references of the stored { text, images } content', async () => {
+    const png = await photo('png', 64, 64);
+    const res = await t.request('POST', '/v1/check/multimodal', {
+      body: { policyId: 'default', text: 'a caption about lighthouses', images: [dataUri(png, 'image/png')] },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const search = async (q: string) =>
+      (await t.request('GET', `/v1/decisions?q=${encodeURIComponent(q)}`)).body.decisions.map(
+        (d: { decisionId: string }) => d.decisionId,
+      );
+    expect(await search('lighthouses caption')).toEqual([res.body.decisionId]);
+    // the JSON's keys are not content
+    expect(await search('images')).toEqual([]);
+    expect(await search('text')).toEqual([]);
+  }, 60_000);
 });

@@ -1,6 +1,6 @@
 import { CompiledQuery, type RawBuilder, type SqlBool, sql } from 'kysely';
 import type { DecisionSideWrite } from '../domain/decisions.ts';
-import { indexedText, searchWords } from './text.ts';
+import { decisionText, searchWords } from './text.ts';
 
 /**
  * The full-text index of decision content (migration 0014-decision-search). Entries are written by `sideWrite`,
@@ -14,7 +14,7 @@ export class SearchIndex {
   readonly sideWrite: DecisionSideWrite = async (trx, decisions) => {
     const entries: { id: string; text: string }[] = [];
     for (const d of decisions) {
-      const text = d.content ? indexedText(d.content) : '';
+      const text = decisionText(d.contentType, d.content);
       if (text) entries.push({ id: d.decisionId, text });
     }
     if (entries.length === 0) return;

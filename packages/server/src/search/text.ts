@@ -31,3 +31,28 @@ export function searchWords(text: string): string[] {
 export function indexedText(content: string): string {
   return searchWords(content).join(' ');
 }
+
+/**
+ * What of a decision's content is searchable: the content itself, except for a multi-modal decision, whose content
+ * is a JSON string of `{ text?, images, video? }`: its text and references, not the JSON's keys and punctuation.
+ */
+export function searchableContent(contentType: string, content: string): string {
+  if (contentType !== 'multimodal' || !content.startsWith('{')) return content;
+  try {
+    const parts: string[] = [];
+    const collect = (value: unknown): void => {
+      if (typeof value === 'string') parts.push(value);
+      else if (Array.isArray(value)) value.forEach(collect);
+      else if (value && typeof value === 'object') Object.values(value).forEach(collect);
+    };
+    collect(JSON.parse(content));
+    return parts.join('\n');
+  } catch {
+    return content;
+  }
+}
+
+/** The index entry of a decision: empty when it has no stored content (doNotStore, redacted). */
+export function decisionText(contentType: string, content: string): string {
+  return content ? indexedText(searchableContent(contentType, content)) : '';
+}

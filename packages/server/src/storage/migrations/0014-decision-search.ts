@@ -1,5 +1,5 @@
 import { type Kysely, PostgresAdapter, sql } from 'kysely';
-import { indexedText } from '../../search/text.ts';
+import { decisionText } from '../../search/text.ts';
 
 /**
  * Full-text search over decision content (issue 18, item 9), and the API key that made each decision.
@@ -47,9 +47,9 @@ export async function up(db: Kysely<any>): Promise<void> {
 async function backfill(db: Kysely<any>, postgres: boolean): Promise<void> {
   let after = '';
   for (;;) {
-    const rows: { id: string; content: string }[] = await db
+    const rows: { id: string; content: string; content_type: string }[] = await db
       .selectFrom('decisions')
-      .select(['id', 'content'])
+      .select(['id', 'content', 'content_type'])
       .where('id', '>', after)
       .orderBy('id')
       .limit(500)
@@ -57,7 +57,7 @@ async function backfill(db: Kysely<any>, postgres: boolean): Promise<void> {
     if (rows.length === 0) return;
     after = rows[rows.length - 1]!.id;
     for (const row of rows) {
-      const text = row.content ? indexedText(row.content) : '';
+      const text = decisionText(row.content_type, row.content);
       if (!text) continue;
       if (postgres)
         await sql`insert into decision_search (decision_id, body)
