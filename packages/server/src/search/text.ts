@@ -11,7 +11,6 @@ const WORD = /[\p{L}\p{M}\p{N}]+(?:['’.][\p{L}\p{M}\p{N}]+)*/gu;
 const UNSPACED =
   /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
 const LATIN_MARKS = /(\p{Script=Latin})\p{Mn}+/gu;
-// biome-ignore lint/suspicious/noControlCharactersInRegex: the ASCII range is the point
 const NOT_ASCII = /[^\x00-\x7f]/;
 
 /** Indexed text is bounded: stored content is at most 32 KB of text, but an image reference or URL is short. */
