@@ -18,7 +18,11 @@ describe('decision search: SDK and CLI', () => {
   const ids: string[] = [];
 
   beforeAll(async () => {
-    t = await createTestApp({ overrides: { textProvider: new KeywordProvider() } });
+    // 1,200 checks in a row would meet the burst limit; limits are not what this file tests
+    t = await createTestApp({
+      overrides: { textProvider: new KeywordProvider() },
+      config: { rateLimit: { enabled: false, perMinute: 6000, burstPerSecond: 200, onRedisError: 'open' } },
+    });
     url = await t.app.listen({ port: 0, host: '127.0.0.1' });
     client = new Verdict({ baseUrl: url, apiKey: t.adminKey, maxRetries: 0 });
     dir = tempDir();
