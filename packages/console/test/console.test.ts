@@ -150,6 +150,17 @@ describe.skipIf(!hasChromium)('web console in Chromium', () => {
     await expect.poll(() => page.url()).toContain('userId=user-42');
     await expect.poll(() => page.locator('tbody tr').count()).toBe(1);
     expect(await page.locator('tbody tr').textContent()).toContain('kill you');
+    // full-text search combines with the other filters
+    await page.getByLabel('Search content').fill('FAMILY whole');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await expect.poll(() => page.url()).toContain('q=FAMILY+whole');
+    await expect.poll(() => page.locator('tbody tr').count()).toBe(1);
+    await page.getByLabel('Search content').fill('lunch');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await expect.poll(() => page.locator('tbody tr').count()).toBe(0);
+    await page.getByLabel('Search content').fill('');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await expect.poll(() => page.locator('tbody tr').count()).toBe(1);
     await page.locator('tbody tr a').click();
     await page.getByRole('heading', { name: 'Decision', exact: true }).waitFor();
     expect(await page.locator('mark').count()).toBeGreaterThan(0);

@@ -44,8 +44,12 @@ export interface RawRequest {
   /** Sends an `Idempotency-Key` (decisions §5), the same on every retry. */
   idempotent?: boolean;
   headers?: Record<string, string>;
-  /** `blob` for binary responses (evidence JPEGs); default JSON (a success that is not JSON is an error). */
-  responseType?: 'json' | 'blob';
+  /**
+   * `blob` for binary responses (evidence JPEGs); `stream` for a body read as it arrives (the export's JSON Lines:
+   * the time-out then covers the response's headers, and the reader times out its own waits); default JSON (a
+   * success that is not JSON is an error).
+   */
+  responseType?: 'json' | 'blob' | 'stream';
   /**
    * Whether a failure after the request may have been processed (network error, time-out, 5xx) is retried. Default:
    * yes, except for a POST without an idempotency key (a second webhook secret rotation or test event); a 429 is
@@ -99,6 +103,7 @@ function isFormData(body: unknown): body is FormData {
 async function readBody(response: Response, responseType: RawRequest['responseType']): Promise<unknown> {
   if (response.status === 204) return undefined;
   if (responseType === 'blob' && response.ok) return response.blob();
+  if (responseType === 'stream' && response.ok) return response.body;
   const text = await response.text();
   if (text === '') return undefined;
   const type = response.headers.get('content-type') ?? '';
@@ -199,7 +204,7 @@ export class APIClient {
       }
       const { response } = outcome;
       if (response.ok) {
-        if (req.responseType !== 'blob' && typeof outcome.body === 'string') {
+        if (req.responseType === undefined && typeof outcome.body === 'string') {
           // a proxy's or captive portal's page, or a broken body: never hand it on as a result (a moderation
           // client reading `action` from it would let everything through)
           throw new VerdictError({

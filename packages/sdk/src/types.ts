@@ -99,6 +99,7 @@ export type DecisionListParams = QueryParams<'/v1/decisions', 'get'>;
 export type StatsParams = QueryParams<'/v1/stats', 'get'>;
 export type Stats = ResponseBody<'/v1/stats', 'get'>;
 export type DecisionList = ResponseBody<'/v1/decisions', 'get'>;
+export type DecisionExportParams = QueryParams<'/v1/decisions/export', 'get'>;
 export type ReplayParams = RequestBody<'/v1/decisions/{decisionId}/replay', 'post'>;
 export type ReplayResult = ResponseBody<'/v1/decisions/{decisionId}/replay', 'post'>;
 export type CurlResult = ResponseBody<'/v1/decisions/{decisionId}/curl', 'get'>;

@@ -75,6 +75,7 @@ describe('SDK types follow the server schemas', () => {
       Promise.resolve(v.decisions.list()),
       v.decisions.replay(id, { policyId: 'p' }),
       v.decisions.curl(id),
+      v.decisions.export({ q: 'x' }).next(),
       v.video.check({ videoUrl: 'https://x', policyId: 'p' }),
       v.video.upload({ video: new Uint8Array([1]), policyId: 'p' }),
       v.video.status(id),

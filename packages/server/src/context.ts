@@ -39,6 +39,7 @@ import { LocalTextProvider } from './providers/local-text.ts';
 import type { Provider } from './providers/provider.ts';
 import { ProviderRegistry } from './providers/registry.ts';
 import { RetentionPurger } from './retention/purger.ts';
+import { SearchIndex } from './search/search-index.ts';
 import { type DatabaseHandle, migrateToLatest, openDatabase, pingDatabase } from './storage/database.ts';
 import { AccountRepository } from './storage/repositories/accounts.ts';
 import { ApiKeyRepository } from './storage/repositories/api-keys.ts';
@@ -221,6 +222,8 @@ export async function createContext(
   const rateLimiter =
     overrides.rateLimiter ?? (limitsRedis ? redisRateLimiter(limitsRedis) : memoryRateLimiter());
   decisionStore.addSideWrite(usage.sideWrite);
+  // the full-text index of content, written in each decision's own transaction (src/search)
+  decisionStore.addSideWrite(new SearchIndex(database.engine).sideWrite);
   const checks = new CheckService(
     policies,
     evaluators,

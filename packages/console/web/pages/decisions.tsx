@@ -15,7 +15,17 @@ import { formatTime, label, truncate } from '../format.ts';
 import { navigate } from '../router.ts';
 import { ACTIONS, CATEGORIES, CONTENT_TYPES, type DecisionPage, type Policy } from '../types.ts';
 
-const FILTERS = ['action', 'policyId', 'category', 'contentType', 'from', 'to', 'userId'] as const;
+const FILTERS = [
+  'q',
+  'action',
+  'policyId',
+  'category',
+  'contentType',
+  'from',
+  'to',
+  'userId',
+  'keyId',
+] as const;
 type Filters = Partial<Record<(typeof FILTERS)[number], string>>;
 const PAGE = 25;
 
@@ -89,6 +99,16 @@ export function DecisionsPage(props: { query: URLSearchParams }) {
     <section>
       <PageHeader title="Decisions" description="Every stored decision of this account, newest first." />
       <form class="card filters" onSubmit={submit} key={`${key}-${formKey}`} aria-label="Filter decisions">
+        <label class="field wide-narrow">
+          <span>Search content</span>
+          <input
+            type="search"
+            name="q"
+            value={filters.q ?? ''}
+            placeholder="every word, any language"
+            maxLength={256}
+          />
+        </label>
         <Select name="action" label="Action" value={filters.action} options={ACTIONS} all="Any action" />
         <Select
           name="policyId"
@@ -129,6 +149,10 @@ export function DecisionsPage(props: { query: URLSearchParams }) {
             placeholder="metadata.userId"
             maxLength={256}
           />
+        </label>
+        <label class="field wide-narrow">
+          <span>API key</span>
+          <input type="text" name="keyId" value={filters.keyId ?? ''} placeholder="key_…" maxLength={256} />
         </label>
         <div class="filter-actions">
           <button type="submit" class="button primary">

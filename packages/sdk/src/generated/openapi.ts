@@ -1980,6 +1980,10 @@ export interface paths {
           to?: string;
           /** @description metadata.userId */
           userId?: string;
+          /** @description The API key (key_…) that made the decision */
+          keyId?: string;
+          /** @description Full-text search: decisions whose content holds every word of this text (any language; case and Latin diacritics ignored; at most 16 words) */
+          q?: string;
         };
         header?: never;
         path?: never;
@@ -2035,6 +2039,94 @@ export interface paths {
           };
           content: {
             'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/decisions/export': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Every matching decision, newest first, streamed as JSON Lines (one Decision per line) */
+    get: {
+      parameters: {
+        query?: {
+          action?: 'allow' | 'warn' | 'flag' | 'block';
+          policyId?: string;
+          /** @description Only decisions in which this category triggered */
+          category?: string;
+          contentType?: 'text' | 'image' | 'video' | 'multimodal';
+          /** @description Inclusive */
+          from?: string;
+          /** @description Exclusive */
+          to?: string;
+          /** @description metadata.userId */
+          userId?: string;
+          /** @description The API key (key_…) that made the decision */
+          keyId?: string;
+          /** @description Full-text search: decisions whose content holds every word of this text (any language; case and Latin diacritics ignored; at most 16 words) */
+          q?: string;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description JSON Lines: one Decision object per line, newest first */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/x-ndjson': components['schemas']['Decision'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/x-ndjson': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/x-ndjson': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/x-ndjson': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/x-ndjson': components['schemas']['Error'];
           };
         };
       };
@@ -6826,6 +6918,8 @@ export interface components {
         cost?: number;
         error?: string;
       }[];
+      /** @description The API key that made the decision (absent for decisions stored before keys were recorded) */
+      keyId?: string;
     };
     /** Policy */
     Policy: {

@@ -1,8 +1,10 @@
 import type { APIClient, RequestOptions } from '../core.ts';
+import { readJsonLines } from '../json-lines.ts';
 import { PagePromise } from '../pagination.ts';
 import type {
   CurlResult,
   Decision,
+  DecisionExportParams,
   DecisionList,
   DecisionListParams,
   ReplayParams,
@@ -35,6 +37,28 @@ export class Decisions {
       (page) => page.hasMore,
       (decision) => decision.decisionId,
     );
+  }
+
+  /**
+   * Every decision matching the filters of `list` (`q` included), newest first, from `GET /v1/decisions/export`
+   * (JSON Lines), parsed a line at a time as it arrives: `for await (const d of client.decisions.export({ q }))`.
+   * Memory stays bounded however many decisions match, and leaving the loop early ends the download. The request is
+   * retried like any other until its response starts; a stream that breaks off, or sends nothing for `timeout` ms,
+   * ends the loop with an `APIConnectionError` / `APITimeoutError`.
+   */
+  async *export(params: DecisionExportParams = {}, options: RequestOptions = {}): AsyncGenerator<Decision> {
+    const body = await this.client.request<ReadableStream<Uint8Array> | null | undefined>(
+      {
+        method: 'GET',
+        path: '/v1/decisions/export',
+        query: params as Record<string, string | undefined>,
+        headers: { accept: 'application/x-ndjson' },
+        responseType: 'stream',
+      },
+      options,
+    );
+    if (!body) return;
+    yield* readJsonLines<Decision>(body, options.timeout ?? this.client.timeout, options.signal);
   }
 
   /** Re-decides the stored content under another policy; stores a new decision with `replayOf`. */

@@ -1,5 +1,6 @@
 import type { Decision } from '@verdict/sdk';
 import type { Command } from 'commander';
+import { registerDecisionSearchCommands } from './decision-search.ts';
 import { categoryLines, verdictLine } from './format.ts';
 import {
   action,
@@ -19,7 +20,9 @@ const preview = (content: string) => {
 };
 
 export function registerDecisionCommands(program: Command, io: CliIO): void {
-  const decisions = program.command('decisions').description('Stored decisions: list, get, replay, curl');
+  const decisions = program
+    .command('decisions')
+    .description('Stored decisions: list, search, export, get, replay, curl');
 
   clientOptions(
     decisions
@@ -99,4 +102,6 @@ export function registerDecisionCommands(program: Command, io: CliIO): void {
       println(io, result.curl);
     }),
   );
+
+  registerDecisionSearchCommands(decisions, io);
 }

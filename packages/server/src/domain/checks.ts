@@ -433,6 +433,7 @@ export class CheckService {
     return {
       decisionId: newId('dec'),
       accountId: principal.accountId,
+      keyId: principal.keyId,
       ...outcome,
       policyId: policy.policyId,
       policyVersion: policy.version,

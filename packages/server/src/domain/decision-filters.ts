@@ -1,3 +1,5 @@
+import { queryWords } from '../search/search-index.ts';
+import { MAX_QUERY_WORDS } from '../search/text.ts';
 import { AppError } from './errors.ts';
 import { ACTIONS, type Action, type CategoryName, CONTENT_TYPES, POLICY_CATEGORY_NAMES } from './taxonomy.ts';
 
@@ -14,9 +16,23 @@ export interface DecisionFilter {
   to?: string;
   /** metadata.userId */
   userId?: string;
+  /** the API key that made the decision */
+  keyId?: string;
+  /** full-text search: decisions whose content holds every word of this text (src/search) */
+  q?: string;
 }
 
-const FILTER_KEYS = ['action', 'policyId', 'category', 'contentType', 'from', 'to', 'userId'] as const;
+const FILTER_KEYS = [
+  'action',
+  'policyId',
+  'category',
+  'contentType',
+  'from',
+  'to',
+  'userId',
+  'keyId',
+  'q',
+] as const;
 const PAGE_KEYS = ['limit', 'offset'];
 const DECISION_CONTENT_TYPES = [...CONTENT_TYPES, 'multimodal'];
 const ISO_8601 = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2}))?$/;
@@ -31,9 +47,15 @@ function oneOf<T extends string>(field: string, value: string, allowed: readonly
   return value as T;
 }
 
+/** Date.parse rolls 2030-02-30 over into March; a day past its month's last is refused instead. */
+function realDay(value: string): boolean {
+  const [year, month, day] = value.slice(0, 10).split('-').map(Number) as [number, number, number];
+  return month >= 1 && month <= 12 && day >= 1 && day <= new Date(Date.UTC(year, month, 0)).getUTCDate();
+}
+
 /** An ISO 8601 date or date-time, normalised to the stored form (UTC, milliseconds) so text comparison is exact. */
 export function parseTime(field: string, value: string): string {
-  const at = ISO_8601.test(value) ? Date.parse(value) : Number.NaN;
+  const at = ISO_8601.test(value) && realDay(value) ? Date.parse(value) : Number.NaN;
   if (Number.isNaN(at))
     throw invalid(field, `${field} must be an ISO 8601 timestamp, e.g. 2030-03-07T00:00:00Z`);
   return new Date(at).toISOString();
@@ -48,9 +70,15 @@ export function rejectUnknownParameters(query: Record<string, unknown>, known: r
   }
 }
 
-/** The filters of a decisions query string; anything unknown, repeated or malformed is 422 INVALID_PARAMETER. */
-export function parseDecisionFilter(query: Record<string, unknown>): DecisionFilter {
-  rejectUnknownParameters(query, [...PAGE_KEYS, ...FILTER_KEYS]);
+/**
+ * The filters of a decisions query string; anything unknown, repeated or malformed is 422 INVALID_PARAMETER.
+ * `paged: false` (the export) refuses `limit` and `offset` as unknown.
+ */
+export function parseDecisionFilter(
+  query: Record<string, unknown>,
+  options: { paged?: boolean } = {},
+): DecisionFilter {
+  rejectUnknownParameters(query, options.paged === false ? FILTER_KEYS : [...PAGE_KEYS, ...FILTER_KEYS]);
   const filter: DecisionFilter = {};
   for (const key of FILTER_KEYS) {
     const value = query[key];
@@ -71,6 +99,13 @@ export function parseDecisionFilter(query: Record<string, unknown>): DecisionFil
       case 'to':
         filter[key] = parseTime(key, value);
         break;
+      case 'q': {
+        const words = queryWords(value).length;
+        if (words === 0) throw invalid(key, 'q must contain at least one word');
+        if (words > MAX_QUERY_WORDS) throw invalid(key, `q may hold at most ${MAX_QUERY_WORDS} words`);
+        filter.q = value;
+        break;
+      }
       default:
         filter[key] = value;
     }

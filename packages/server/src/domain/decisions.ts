@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { withoutContent } from '../retention/redact.ts';
+import { decisionPages } from '../search/export.ts';
 import type { Db } from '../storage/database.ts';
 import {
   type DecisionRecord,
@@ -203,6 +204,7 @@ export function decisionView(d: DecisionRecord) {
     ...(d.ocr && { ocr: d.ocr }),
     ...(d.replayData?.routing && { routing: d.replayData.routing }),
     ...(d.replayData?.listMatches && { listMatches: d.replayData.listMatches }),
+    ...(d.keyId && { keyId: d.keyId }),
   };
 }
 
@@ -286,6 +288,12 @@ export class DecisionService {
     requireScope(principal, 'decisions:read');
     const rows = await this.store.repository.list(principal.accountId, limit + 1, offset, filter);
     return { decisions: rows.slice(0, limit), hasMore: rows.length > limit };
+  }
+
+  /** Every matching decision, newest first, in pages read as they are consumed (`GET /v1/decisions/export`). */
+  export(principal: Principal, filter: DecisionFilter = {}): AsyncGenerator<DecisionRecord[]> {
+    requireScope(principal, 'decisions:read');
+    return decisionPages(this.store.repository, principal.accountId, filter);
   }
 
   /**

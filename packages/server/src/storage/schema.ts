@@ -83,6 +83,8 @@ export interface DecisionsTable {
   bank_match: string | null;
   /** JSON OcrResult: text read in the image (migration 0009-ocr). */
   ocr: string | null;
+  /** The API key that made the decision (migration 0014-decision-search); null for decisions made before it. */
+  key_id?: string | null;
 }
 
 export interface BanksTable {

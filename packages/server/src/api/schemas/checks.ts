@@ -108,6 +108,12 @@ export const Decision = Type.Object(
     listMatches: Type.Optional(Type.Array(Type.Ref('ListMatch'))),
     ocr: Type.Optional(OcrResult),
     routing: Type.Optional(ProviderAttempts),
+    keyId: Type.Optional(
+      Type.String({
+        description:
+          'The API key that made the decision (absent for decisions stored before keys were recorded)',
+      }),
+    ),
   },
   { $id: 'Decision' },
 );

@@ -11,6 +11,7 @@ import * as ocr from './0009-ocr.ts';
 import * as consoleSessions from './0010-console-sessions.ts';
 import * as policyLifecycle from './0012-policy-lifecycle.ts';
 import * as lists from './0013-lists.ts';
+import * as decisionSearch from './0014-decision-search.ts';
 import * as audit from './0015-audit.ts';
 import * as blobs from './0016-blobs.ts';
 
@@ -26,9 +27,10 @@ export const migrations: Record<string, Migration> = {
   '0008-banks': banks,
   '0009-ocr': ocr,
   '0010-console-sessions': consoleSessions,
-  // 0011–0014 are taken by review, policy life cycle, lists and decision search
+  // 0011 is taken by review (written in parallel; migrations may land out of order)
   '0012-policy-lifecycle': policyLifecycle,
   '0013-lists': lists,
+  '0014-decision-search': decisionSearch,
   '0015-audit': audit,
   '0016-blobs': blobs,
 };

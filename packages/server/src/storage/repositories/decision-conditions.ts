@@ -1,5 +1,6 @@
 import { type RawBuilder, type SqlBool, sql } from 'kysely';
 import type { DecisionFilter } from '../../domain/decision-filters.ts';
+import { searchCondition } from '../../search/search-index.ts';
 
 /**
  * SQL conditions on the decisions table for a filter. Categories and metadata are JSON text on both engines, so
@@ -15,6 +16,8 @@ export function filterConditions(
   if (filter.contentType) conditions.push(sql<SqlBool>`decisions.content_type = ${filter.contentType}`);
   if (filter.from) conditions.push(sql<SqlBool>`decisions.created_at >= ${filter.from}`);
   if (filter.to) conditions.push(sql<SqlBool>`decisions.created_at < ${filter.to}`);
+  if (filter.keyId) conditions.push(sql<SqlBool>`decisions.key_id = ${filter.keyId}`);
+  if (filter.q) conditions.push(searchCondition(engine, filter.q));
   if (filter.userId) {
     conditions.push(
       engine === 'postgres'

@@ -80,6 +80,8 @@ export interface DecisionRecord {
   bankMatch?: BankMatch | null;
   /** Text read in the image and judged by the text model (issue 20). */
   ocr?: OcrResult | null;
+  /** The API key that made the decision (null for decisions stored before keys were recorded). */
+  keyId?: string | null;
   /** `doNotStore: true` in the request: stored (and announced in events) without content or highlight text. */
   doNotStore?: boolean;
 }
@@ -135,6 +137,7 @@ export function toRecord(row: DecisionsTable): DecisionRecord {
     replayData: fromJson<ReplayData>(row.replay_data ?? null),
     bankMatch: fromJson<BankMatch>(row.bank_match ?? null),
     ocr: fromJson<OcrResult>(row.ocr ?? null),
+    keyId: row.key_id ?? null,
   };
 }
 
@@ -167,10 +170,11 @@ export function decisionRow(d: DecisionRecord): DecisionsTable {
     replay_data: d.replayData ? toJson(d.replayData) : null,
     bank_match: d.bankMatch ? toJson(d.bankMatch) : null,
     ocr: d.ocr ? toJson(d.ocr) : null,
+    key_id: d.keyId ?? null,
   };
 }
 
-const PG_ROWS_PER_INSERT = 500; // 27 parameters a row, well under PostgreSQL's 65,535
+const PG_ROWS_PER_INSERT = 500; // 28 parameters a row, well under PostgreSQL's 65,535
 
 /**
  * The statements that insert `decisions`: on SQLite one prepared statement per row (in-process and cached, so
@@ -237,6 +241,20 @@ export class DecisionRepository {
     let query = this.db.selectFrom('decisions').selectAll().where('account_id', '=', accountId);
     for (const condition of filterConditions(this.engine, filter)) query = query.where(condition);
     const rows = await query.orderBy('id', 'desc').limit(limit).offset(offset).execute();
+    return rows.map(toRecord);
+  }
+
+  /** Keyset page for walking every match (the export): newest first, strictly older than `before` when given. */
+  async listBefore(
+    accountId: string,
+    before: string | null,
+    limit: number,
+    filter: DecisionFilter = {},
+  ): Promise<DecisionRecord[]> {
+    let query = this.db.selectFrom('decisions').selectAll().where('account_id', '=', accountId);
+    if (before !== null) query = query.where('id', '<', before);
+    for (const condition of filterConditions(this.engine, filter)) query = query.where(condition);
+    const rows = await query.orderBy('id', 'desc').limit(limit).execute();
     return rows.map(toRecord);
   }
 }

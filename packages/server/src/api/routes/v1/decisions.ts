@@ -3,32 +3,48 @@ import { Type } from 'typebox';
 import type { AppContext } from '../../../context.ts';
 import { parseDecisionFilter } from '../../../domain/decision-filters.ts';
 import { checkResultView, decisionView } from '../../../domain/decisions.ts';
+import { jsonLines } from '../../../search/export.ts';
 import { parsePagination } from '../../pagination.ts';
 import { principalOf } from '../../plugins/auth.ts';
 import { Action, errorResponses, Pagination } from '../../schemas/common.ts';
 
 const DecisionParams = Type.Object({ decisionId: Type.String() });
 
+const DecisionFilters = {
+  action: Type.Optional(Action),
+  policyId: Type.Optional(Type.String()),
+  category: Type.Optional(Type.String({ description: 'Only decisions in which this category triggered' })),
+  contentType: Type.Optional(
+    Type.Union([
+      Type.Literal('text'),
+      Type.Literal('image'),
+      Type.Literal('video'),
+      Type.Literal('multimodal'),
+    ]),
+  ),
+  from: Type.Optional(Type.String({ format: 'date-time', description: 'Inclusive' })),
+  to: Type.Optional(Type.String({ format: 'date-time', description: 'Exclusive' })),
+  userId: Type.Optional(Type.String({ description: 'metadata.userId' })),
+  keyId: Type.Optional(Type.String({ description: 'The API key (key_…) that made the decision' })),
+  q: Type.Optional(
+    Type.String({
+      description:
+        'Full-text search: decisions whose content holds every word of this text (any language; case and ' +
+        'Latin diacritics ignored; at most 16 words)',
+    }),
+  ),
+};
+
 const DecisionQuery = Type.Object(
-  {
-    ...Pagination.properties,
-    action: Type.Optional(Action),
-    policyId: Type.Optional(Type.String()),
-    category: Type.Optional(Type.String({ description: 'Only decisions in which this category triggered' })),
-    contentType: Type.Optional(
-      Type.Union([
-        Type.Literal('text'),
-        Type.Literal('image'),
-        Type.Literal('video'),
-        Type.Literal('multimodal'),
-      ]),
-    ),
-    from: Type.Optional(Type.String({ format: 'date-time', description: 'Inclusive' })),
-    to: Type.Optional(Type.String({ format: 'date-time', description: 'Exclusive' })),
-    userId: Type.Optional(Type.String({ description: 'metadata.userId' })),
-  },
+  { ...Pagination.properties, ...DecisionFilters },
   { additionalProperties: false, description: 'Unknown parameters are 422 INVALID_PARAMETER' },
 );
+
+const ExportQuery = Type.Object(DecisionFilters, {
+  additionalProperties: false,
+  description:
+    'The filters of GET /v1/decisions; unknown parameters (limit and offset too) are 422 INVALID_PARAMETER',
+});
 
 export const decisionRoutes =
   (ctx: AppContext): FastifyPluginAsyncTypebox =>
@@ -56,6 +72,33 @@ export const decisionRoutes =
         const { limit, offset } = parsePagination(request.query);
         const { decisions, hasMore } = await ctx.decisions.list(principalOf(request), limit, offset, filter);
         return { decisions: decisions.map(decisionView), limit, offset, hasMore };
+      },
+    );
+
+    app.get(
+      '/v1/decisions/export',
+      {
+        schema: {
+          tags: ['decisions'],
+          summary: 'Every matching decision, newest first, streamed as JSON Lines (one Decision per line)',
+          querystring: ExportQuery,
+          produces: ['application/x-ndjson'],
+          response: {
+            200: {
+              description: 'JSON Lines: one Decision object per line, newest first',
+              content: { 'application/x-ndjson': { schema: Type.Ref('Decision') } },
+            },
+            ...errorResponses(401, 403, 422, 429),
+          },
+        },
+      },
+      async (request, reply) => {
+        const filter = parseDecisionFilter(request.query as Record<string, unknown>, { paged: false });
+        const pages = ctx.decisions.export(principalOf(request), filter);
+        return reply
+          .type('application/x-ndjson; charset=utf-8')
+          .header('content-disposition', 'attachment; filename="decisions.jsonl"')
+          .send(jsonLines(pages, decisionView));
       },
     );
 
