@@ -2,6 +2,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify';
+import { clientErrorHandler } from './api/client-errors.ts';
 import { registerAuth } from './api/plugins/auth.ts';
 import { registerErrorHandling, sendError } from './api/plugins/errors.ts';
 import { registerIdempotency } from './api/plugins/idempotency.ts';
@@ -67,6 +68,7 @@ export async function buildApp(
     requestTimeout: 120_000,
     // `/v1/policies/` is `/v1/policies`; an ID of any length reaches its route (and its 404), not a bare 414
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 8192 },
+    clientErrorHandler,
     // A URL the router cannot decode (bad percent-encoding) gets the error shape and a request ID too
     frameworkErrors: (error, request, reply) => {
       // (the onSend hooks do not run for these)
@@ -117,7 +119,9 @@ export async function buildApp(
   app.addHook('onSend', async (request, reply, payload) => {
     commonHeaders(reply, request.id);
     // While draining, tell keep-alive clients to go away so shutdown need not wait for idle sockets to time out.
-    if (state.shuttingDown) reply.header('connection', 'close');
+    // And when answering before the request's body was read to its end (a multipart form refused at its 26th
+    // part): Node leaves a body it started to read paused, so the connection's next request would never be read.
+    if (state.shuttingDown || !request.raw.complete) reply.header('connection', 'close');
     return payload;
   });
   registerHttpMetrics(app, ctx);
