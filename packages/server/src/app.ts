@@ -7,6 +7,7 @@ import { registerAuth } from './api/plugins/auth.ts';
 import { registerErrorHandling, sendError } from './api/plugins/errors.ts';
 import { registerIdempotency } from './api/plugins/idempotency.ts';
 import { registerJsonBodies } from './api/plugins/json-body.ts';
+import { registerNulGuard } from './api/plugins/nul-guard.ts';
 import { registerRateLimits } from './api/plugins/rate-limit.ts';
 import { openaiCompatRoutes } from './api/routes/compat/openai.ts';
 import { perspectiveRoutes } from './api/routes/compat/perspective.ts';
@@ -86,6 +87,7 @@ export async function buildApp(
   // JSON only: a text/plain body would reach the handlers as a string (and fail as "content is required")
   app.removeContentTypeParser('text/plain');
   registerJsonBodies(app);
+  registerNulGuard(app);
   const state: AppState = { shuttingDown: false };
 
   for (const schema of [ErrorBody, CheckResult, Decision, Policy, ApiKey, Account]) app.addSchema(schema);
@@ -120,8 +122,9 @@ export async function buildApp(
     commonHeaders(reply, request.id);
     // While draining, tell keep-alive clients to go away so shutdown need not wait for idle sockets to time out.
     // And when answering before the request's body was read to its end (a multipart form refused at its 26th
-    // part): Node leaves a body it started to read paused, so the connection's next request would never be read.
-    if (state.shuttingDown || !request.raw.complete) reply.header('connection', 'close');
+    // part): Node leaves a body it started to read paused, so the connection's next request would never be read
+    // (`complete` is undefined for injected requests, which have no connection).
+    if (state.shuttingDown || request.raw.complete === false) reply.header('connection', 'close');
     return payload;
   });
   registerHttpMetrics(app, ctx);

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runFuzz } from '../../../bench/suites/lib/fuzz.ts';
 import { ADMIN_KEY, createTestApp, type TestApp } from './helpers/app.ts';
+import { engines } from './helpers/databases.ts';
 
 let t: TestApp;
 let origin: string;
@@ -122,3 +123,58 @@ describe('fuzz findings', () => {
     expect(summary.serviceUp).toBe(true);
   }, 120_000);
 });
+
+describe.each(engines)(
+  'a NUL character (U+0000) in a request is refused with 422, not stored (%s)',
+  (engine) => {
+    let n: TestApp;
+    beforeAll(async () => {
+      n = await createTestApp({ engine });
+    }, 60_000);
+    afterAll(async () => n?.close());
+
+    it('in a JSON body: content, an idempotency key, a webhook field (PostgreSQL answered 500)', async () => {
+      // JSON text with the escape, as a client sends it: `\u0000` inside a string
+      const bodies = [
+        '{"content":"a\\u0000b","policyId":"default"}',
+        '{"content":"fine","policyId":"default","requestId":"k\\u0000"}',
+        '{"url":"https://example.com/hook","events":["decision.created"],"description":"\\u0000"}',
+      ];
+      for (const [url, payload] of [
+        ['/v1/check', bodies[0]],
+        ['/v1/check', bodies[1]],
+        ['/v1/webhooks', bodies[2]],
+      ] as const) {
+        const res = await n.app.inject({
+          method: 'POST',
+          url,
+          payload,
+          headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' },
+        });
+        expect(res.statusCode, `${url} ${payload}`).toBe(422);
+        expect(res.json().error).toMatchObject({
+          code: 'INVALID_PARAMETER',
+          details: { reason: 'nul_character' },
+        });
+      }
+      // an escaped backslash followed by "u0000" is six ordinary characters
+      const ok = await n.request('POST', '/v1/check', {
+        body: { content: 'path C:\\u0000 here', policyId: 'default' },
+      });
+      expect(ok.status).toBe(200);
+    });
+
+    it('in a path or query parameter', async () => {
+      for (const url of [
+        '/v1/batch/%00',
+        '/v1/banks/%00',
+        '/v1/keys?accountId=%00',
+        '/v1/webhooks/a%00b/deliveries',
+      ]) {
+        const res = await n.request('GET', url);
+        expect(res.status, url).toBe(422);
+        expect(res.body.error.details.reason).toBe('nul_character');
+      }
+    });
+  },
+);
