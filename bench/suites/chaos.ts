@@ -42,7 +42,7 @@ for (const [what, list] of [
   for (const item of list.slice(0, 10)) log(`LOST ${what}: ${item}`);
   if (list.length > 10) log(`… and ${list.length - 10} more (${what})`);
 }
-if (s.lost > 0) log(`data directory kept: ${s.dataDir}`);
+if (s.lost > 0) log(`data kept: ${s.dataDir}${s.databaseUrl ? ` and ${s.databaseUrl}` : ''}`);
 log(
   `chaos ${s.lost === 0 ? 'PASS' : 'FAIL'}: ${s.kills} kills (${s.db}) in ${s.seconds.toFixed(0)} s: ${s.checksOk} checks ` +
     `answered 200, ${s.batchesAccepted} batches accepted, ${s.deliveries} deliveries received, ${s.refused} requests ` +

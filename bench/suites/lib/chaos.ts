@@ -27,6 +27,8 @@ export interface ChaosSummary {
   db: string;
   checksOk: number;
   batchesAccepted: number;
+  /** PostgreSQL: the schema holding the run's data (kept when something was lost). */
+  databaseUrl?: string;
   /** Requests that got no answer or a 5xx (the service was being killed or starting): allowed, not counted. */
   refused: number;
   missingDecisions: string[];
@@ -129,10 +131,12 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
     // Settling: every batch completed and every expected event received, or the time is up.
     const deadline = Date.now() + options.settleMs;
     const pendingBatches = new Set(batches.map((b) => b.batchId));
+    const lastSeen = new Map<string, string>();
     const batchDecisions: string[] = [];
     while (Date.now() < deadline) {
       for (const batchId of [...pendingBatches]) {
         const res = await api(origin, 'GET', `/v1/batch/${batchId}`).catch(() => null);
+        lastSeen.set(batchId, res ? `${res.status} ${JSON.stringify(res.body).slice(0, 300)}` : 'no answer');
         if (res?.status === 200 && res.body.status === 'completed') {
           pendingBatches.delete(batchId);
           for (const item of res.body.items ?? []) batchDecisions.push(item.decisionId);
@@ -157,19 +161,21 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
       batchesAccepted: batches.length,
       refused,
       missingDecisions,
-      incompleteBatches: [...pendingBatches],
+      incompleteBatches: [...pendingBatches].map((id) => `${id}: ${lastSeen.get(id)}`),
       missingEvents: missing,
       splitEvents: split,
       deliveries: receiver.requests.length,
       lost: missingDecisions.length + pendingBatches.size + missing.length + split.length,
       seconds: (performance.now() - started) / 1000,
       dataDir,
+      databaseUrl: storage.env.DATABASE_URL || undefined,
     };
     return summary;
   } finally {
     await server.stop();
     await receiver.stop();
-    await storage.cleanup().catch(() => {});
+    // kept when something was lost, to look into (the PostgreSQL schema's name is in the service's DATABASE_URL)
+    if (summary?.lost === 0) await storage.cleanup().catch(() => {});
     fs.rmSync(ca.dir, { recursive: true, force: true });
     if (summary?.lost === 0) fs.rmSync(dataDir, { recursive: true, force: true });
   }
