@@ -33,12 +33,13 @@ export async function freePort(): Promise<number> {
 export async function startServer(
   args: string[],
   env: Record<string, string>,
-  options: { ready?: string; dataDir?: string } = {},
+  options: { ready?: string; dataDir?: string; port?: number } = {},
 ): Promise<BenchServer> {
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'verdict-bench-'));
   const logFile = path.join(dataDir, 'server.log');
-  const log = fs.openSync(logFile, 'w');
+  // appended: a restarted server (same data directory) keeps the log of the runs before it
+  const log = fs.openSync(logFile, 'a');
   const child = spawn(process.execPath, args, {
     cwd: REPO,
     env: { ...process.env, PORT: String(port), VERDICT_DATA_DIR: dataDir, ...env },

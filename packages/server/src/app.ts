@@ -2,10 +2,12 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify';
+import { clientErrorHandler } from './api/client-errors.ts';
 import { registerAuth } from './api/plugins/auth.ts';
 import { registerErrorHandling, sendError } from './api/plugins/errors.ts';
 import { registerIdempotency } from './api/plugins/idempotency.ts';
 import { registerJsonBodies } from './api/plugins/json-body.ts';
+import { registerNulGuard } from './api/plugins/nul-guard.ts';
 import { registerRateLimits } from './api/plugins/rate-limit.ts';
 import { openaiCompatRoutes } from './api/routes/compat/openai.ts';
 import { perspectiveRoutes } from './api/routes/compat/perspective.ts';
@@ -69,6 +71,7 @@ export async function buildApp(
     requestTimeout: 120_000,
     // `/v1/policies/` is `/v1/policies`; an ID of any length reaches its route (and its 404), not a bare 414
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 8192 },
+    clientErrorHandler,
     // A URL the router cannot decode (bad percent-encoding) gets the error shape and a request ID too
     frameworkErrors: (error, request, reply) => {
       // (the onSend hooks do not run for these)
@@ -86,6 +89,7 @@ export async function buildApp(
   // JSON only: a text/plain body would reach the handlers as a string (and fail as "content is required")
   app.removeContentTypeParser('text/plain');
   registerJsonBodies(app);
+  registerNulGuard(app);
   const state: AppState = { shuttingDown: false };
 
   for (const schema of [ErrorBody, CheckResult, Decision, Policy, ApiKey, Account]) app.addSchema(schema);
@@ -120,7 +124,10 @@ export async function buildApp(
   app.addHook('onSend', async (request, reply, payload) => {
     commonHeaders(reply, request.id);
     // While draining, tell keep-alive clients to go away so shutdown need not wait for idle sockets to time out.
-    if (state.shuttingDown) reply.header('connection', 'close');
+    // And when answering before the request's body was read to its end (a multipart form refused at its 26th
+    // part): Node leaves a body it started to read paused, so the connection's next request would never be read
+    // (`complete` is undefined for injected requests, which have no connection).
+    if (state.shuttingDown || request.raw.complete === false) reply.header('connection', 'close');
     return payload;
   });
   registerHttpMetrics(app, ctx);

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../../domain/errors.ts';
+import { jsonHasNul, nulRefused } from './nul-guard.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -69,7 +70,8 @@ export function registerJsonBodies(app: FastifyInstance): void {
     const text = body as string;
     const maxValues = request.routeOptions.config.maxJsonValues ?? JSON_MAX_VALUES;
     const problem = jsonShapeProblem(text, maxValues, JSON_MAX_DEPTH);
-    if (problem === null) parse(request, text, done);
+    if (problem === null && jsonHasNul(text)) done(nulRefused('body'), undefined);
+    else if (problem === null) parse(request, text, done);
     else if (problem === 'json_values') {
       const message = `The request body holds more than ${maxValues} JSON values`;
       done(new AppError('CONTENT_TOO_LARGE', message, { reason: problem, maxValues }), undefined);

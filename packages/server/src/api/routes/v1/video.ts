@@ -9,6 +9,7 @@ import { MAX_VIDEO_BYTES, VideoTooLargeError, writeUpload } from '../../../media
 import { BodyDeadline } from '../../body-deadline.ts';
 import { principalOf } from '../../plugins/auth.ts';
 import { claimIdempotencyKey } from '../../plugins/idempotency.ts';
+import { nulRefused } from '../../plugins/nul-guard.ts';
 import { errorResponses } from '../../schemas/common.ts';
 import {
   VideoAccepted,
@@ -108,7 +109,9 @@ export const videoRoutes =
             const part = next.value;
             started = true;
             if (part.type === 'field') {
-              fields[part.fieldname] = String(part.value);
+              const value = String(part.value);
+              if (value.includes('\u0000')) throw nulRefused(part.fieldname);
+              fields[part.fieldname] = value;
               continue;
             }
             if (part.fieldname !== 'video' || upload) {
