@@ -27,6 +27,7 @@ import { multimodalRoutes } from './api/routes/v1/multimodal.ts';
 import { policyRoutes } from './api/routes/v1/policies.ts';
 import { policyLifecycleRoutes } from './api/routes/v1/policy-lifecycle.ts';
 import { providerRoutes } from './api/routes/v1/providers.ts';
+import { reviewRoutes } from './api/routes/v1/review.ts';
 import { statsRoutes } from './api/routes/v1/stats.ts';
 import { usageRoutes } from './api/routes/v1/usage.ts';
 import { videoRoutes } from './api/routes/v1/video.ts';
@@ -38,6 +39,7 @@ import { Bank, BankItem, BankMatch } from './api/schemas/banks.ts';
 import { CheckResult, Decision } from './api/schemas/checks.ts';
 import { ErrorBody } from './api/schemas/common.ts';
 import { List, ListEntry, ListMatch } from './api/schemas/lists.ts';
+import { Appeal, HumanReview, QueueItem, Statement } from './api/schemas/review.ts';
 import { Webhook } from './api/schemas/webhooks.ts';
 import type { AppContext } from './context.ts';
 import { newId } from './domain/ids.ts';
@@ -98,6 +100,7 @@ export async function buildApp(
   for (const schema of [BankMatch, Bank, BankItem]) app.addSchema(schema);
   for (const schema of [ChangeReport, Backtest, Shadow]) app.addSchema(schema);
   for (const schema of [ListMatch, List, ListEntry]) app.addSchema(schema);
+  for (const schema of [HumanReview, QueueItem, Appeal, Statement]) app.addSchema(schema);
 
   await app.register(swagger, {
     openapi: {
@@ -157,6 +160,7 @@ export async function buildApp(
   await app.register(openaiCompatRoutes(ctx));
   await app.register(perspectiveRoutes(ctx));
   await app.register(statsRoutes(ctx));
+  await app.register(reviewRoutes(ctx));
   await app.register(dashboardSessionRoutes(ctx));
   await registerConsoleStatic(app, options.consoleDir);
 

@@ -40,6 +40,7 @@ import type { Provider } from './providers/provider.ts';
 import { ProviderRegistry } from './providers/registry.ts';
 import { RetentionPurger } from './retention/purger.ts';
 import { SearchIndex } from './search/search-index.ts';
+import { createReview, type ReviewModule } from './review/index.ts';
 import { type DatabaseHandle, migrateToLatest, openDatabase, pingDatabase } from './storage/database.ts';
 import { AccountRepository } from './storage/repositories/accounts.ts';
 import { ApiKeyRepository } from './storage/repositories/api-keys.ts';
@@ -105,6 +106,8 @@ export interface AppContext extends EventsContext {
   metrics: Metrics;
   /** Content redaction and decision deletion after their retention periods (run by the worker's sweep). */
   retention: RetentionPurger;
+  /** Human review queues, appeals and statements of reasons (issue 18). */
+  review: ReviewModule;
   /** Drop-in endpoints of other moderation APIs (issue 19). */
   compat: { openai: OpenAIModerationService; perspective: PerspectiveService };
   /** Readiness of each part, for /readyz. */
@@ -249,6 +252,14 @@ export async function createContext(
     config.cacheMs ?? 500,
   );
   decisionStore.addSideWrite(shadows.sideWrite);
+  const apiKeyRepo = new ApiKeyRepository(db);
+  const review = createReview(database, {
+    events: eventsContext.events,
+    decisions,
+    keyName: async (keyId) => (await apiKeyRepo.get(keyId))?.name ?? null,
+  });
+  // queue entries are written in the decision's own transaction
+  decisionStore.addSideWrite(review.queue.sideWrite);
   const videos = createVideoService(config, secrets, database, {
     policies,
     checks,
@@ -302,6 +313,7 @@ export async function createContext(
       contentMs: config.contentRetentionMs ?? null,
       decisionMs: config.decisionRetentionMs ?? null,
     }),
+    review,
     compat: {
       openai: new OpenAIModerationService(evaluators, usage, () => textProvider.modelVersion),
       perspective: new PerspectiveService(checks, evaluators, usage),

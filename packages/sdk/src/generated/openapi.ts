@@ -2478,7 +2478,7 @@ export interface paths {
         content: {
           'application/json': {
             name: string;
-            /** @description check, policies:read, policies:write, decisions:read, webhooks:read, webhooks:write, banks:read, banks:write, audit:read, lists:read, lists:write, admin */
+            /** @description check, policies:read, policies:write, decisions:read, webhooks:read, webhooks:write, banks:read, banks:write, audit:read, lists:read, lists:write, review, admin */
             scopes: string[];
             accountId?: string;
             expiresAt?: string | null;
@@ -3716,6 +3716,9 @@ export interface paths {
               | 'decision.blocked'
               | 'moderation.completed'
               | 'moderation.failed'
+              | 'decision.reviewed'
+              | 'decision.overturned'
+              | 'appeal.resolved'
             )[];
             description?: string;
             enabled?: boolean;
@@ -3949,6 +3952,9 @@ export interface paths {
               | 'decision.blocked'
               | 'moderation.completed'
               | 'moderation.failed'
+              | 'decision.reviewed'
+              | 'decision.overturned'
+              | 'appeal.resolved'
             )[];
             description?: string | null;
             /** @description true re-enables and clears disabledReason */
@@ -4052,7 +4058,10 @@ export interface paths {
               | 'decision.flagged'
               | 'decision.blocked'
               | 'moderation.completed'
-              | 'moderation.failed';
+              | 'moderation.failed'
+              | 'decision.reviewed'
+              | 'decision.overturned'
+              | 'appeal.resolved';
           };
         };
       };
@@ -6725,6 +6734,732 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/review/queue': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Decisions waiting for human review: appeals first, then oldest first (scope review) */
+    get: {
+      parameters: {
+        query?: {
+          /** @description Default 20, maximum 100 */
+          limit?: string;
+          offset?: string;
+          /** @description true: hide entries leased to a reviewer */
+          available?: 'true' | 'false';
+          /** @description Why the decision is in the queue */
+          reason?: 'category' | 'action' | 'sample' | 'appeal';
+          policyId?: string;
+          action?: 'allow' | 'warn' | 'flag' | 'block';
+          contentType?: 'text' | 'image' | 'video' | 'multimodal';
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              items: components['schemas']['ReviewQueueItem'][];
+              limit: number;
+              offset: number;
+              hasMore: boolean;
+            };
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/review/queue/claim': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Lease up to `limit` available entries to the calling key for `leaseSeconds` (scope review)
+     * @description Atomic: two reviewers claiming at once never get the same entry. An entry whose lease ended returns to the queue. Answers 200 with no items when nothing is available.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description Default 1 */
+            limit?: number;
+            /** @description Default 600 */
+            leaseSeconds?: number;
+            /** @description Why the decision is in the queue */
+            reason?: 'category' | 'action' | 'sample' | 'appeal';
+            policyId?: string;
+            action?: 'allow' | 'warn' | 'flag' | 'block';
+            contentType?: 'text' | 'image' | 'video' | 'multimodal';
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              items: components['schemas']['ReviewQueueItem'][];
+              /** Format: date-time */
+              leaseExpiresAt: string;
+            };
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/review/queue/{itemId}/release': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Give a claimed entry back to the queue before its lease ends */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          itemId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ReviewQueueItem'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/decisions/{decisionId}/review': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Record a reviewer's outcome: confirm, or overturn to another action (scope review)
+     * @description Completes the decision’s queue entry (409 REVIEW_LEASED when another key holds its lease); a decision not in the queue is reviewed directly. Resolves an open appeal. Emits decision.reviewed, and decision.overturned / appeal.resolved when they apply. `action` stays the automated action; `effectiveAction` and `review` show the outcome.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          decisionId: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            outcome: 'confirm' | 'overturn';
+            action?: 'allow' | 'warn' | 'flag' | 'block';
+            categories?: string[];
+            note?: string;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Decision'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/decisions/{decisionId}/appeals': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A decision's appeals, oldest first */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          decisionId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              appeals: components['schemas']['Appeal'][];
+            };
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    put?: never;
+    /**
+     * Appeal a decision on behalf of the platform's user (scope check or review)
+     * @description The decision goes to the front of the review queue. One open appeal per decision (409).
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          decisionId: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description The user's own words */
+            statement: string;
+            userId?: string;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        201: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Appeal'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/decisions/{decisionId}/statement': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The statement of reasons (DSA Art. 17) of a decision, as JSON or text
+     * @description Text with `?format=text` or `Accept: text/plain`.
+     */
+    get: {
+      parameters: {
+        query?: {
+          format?: 'json' | 'text';
+        };
+        header?: never;
+        path: {
+          decisionId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Statement'];
+            'text/plain': string;
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/statements/export': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Statements of reasons as JSON lines, oldest first, streamed (for a transparency database)
+     * @description `from` (inclusive) and `to` (exclusive) are ISO 8601; only restrictions (effective action other than allow) unless `all=true`.
+     */
+    get: {
+      parameters: {
+        query?: {
+          from?: string;
+          to?: string;
+          all?: 'true' | 'false';
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/x-ndjson': string;
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -6920,6 +7655,9 @@ export interface components {
       }[];
       /** @description The API key that made the decision (absent for decisions stored before keys were recorded) */
       keyId?: string;
+      /** @description The action that applies: the latest review’s, else `action` */
+      effectiveAction?: 'allow' | 'warn' | 'flag' | 'block';
+      review?: components['schemas']['HumanReview'] | null;
     };
     /** Policy */
     Policy: {
@@ -7260,6 +7998,121 @@ export interface components {
       normalised: string | null;
       /** Format: date-time */
       createdAt: string;
+    };
+    /**
+     * HumanReview
+     * @description The latest human review of a decision
+     */
+    HumanReview: {
+      reviewId: string;
+      outcome: 'confirm' | 'overturn';
+      action: 'allow' | 'warn' | 'flag' | 'block';
+      previousAction: 'allow' | 'warn' | 'flag' | 'block';
+      /** @description The categories the reviewer found to apply */
+      categories: string[];
+      note: string | null;
+      reviewer: {
+        keyId: string;
+        name: string | null;
+      };
+      /** @description true: reviewed without a queue entry */
+      direct: boolean;
+      appealId: string | null;
+      /** Format: date-time */
+      reviewedAt: string;
+    };
+    /** ReviewQueueItem */
+    ReviewQueueItem: {
+      itemId: string;
+      decisionId: string;
+      /** @description Why the decision is in the queue */
+      reason: 'category' | 'action' | 'sample' | 'appeal';
+      /** @description 1 for appeals, 0 otherwise; higher first */
+      priority: number;
+      policyId: string;
+      action: 'allow' | 'warn' | 'flag' | 'block';
+      contentType: string;
+      appealId: string | null;
+      lease: {
+        keyId: string;
+        /** Format: date-time */
+        expiresAt: string;
+      } | null;
+      /** Format: date-time */
+      createdAt: string;
+      decision?: components['schemas']['Decision'];
+    };
+    /** Appeal */
+    Appeal: {
+      appealId: string;
+      decisionId: string;
+      /** @description upheld: the decision stands; overturned: its action was changed */
+      status: 'open' | 'upheld' | 'overturned';
+      statement: string;
+      userId: string | null;
+      reviewId: string | null;
+      /** Format: date-time */
+      createdAt: string;
+      resolvedAt: string | null;
+    };
+    /**
+     * Statement
+     * @description The facts of a DSA Article 17 statement of reasons
+     */
+    Statement: {
+      decisionId: string;
+      contentType: string;
+      /** Format: date-time */
+      decidedAt: string;
+      restriction: {
+        action: 'allow' | 'warn' | 'flag' | 'block';
+        restricted: boolean;
+        description: string;
+        automatedAction: 'allow' | 'warn' | 'flag' | 'block';
+        overturned: boolean;
+      };
+      ground: {
+        /** @enum {string} */
+        type: 'incompatible_with_terms';
+        explanation: string;
+        policyId: string;
+        policyVersion: number;
+        categories: {
+          category: string;
+          score: number;
+          threshold: number;
+          action: 'allow' | 'warn' | 'flag' | 'block';
+        }[];
+        reviewerCategories: string[];
+        bankMatch?: {
+          bank: string;
+          label: string | null;
+        };
+      };
+      automation: {
+        automatedDetection: boolean;
+        /** @description The provider, or hash_match */
+        detectedBy: string;
+        /** @description false once a person reviewed the decision */
+        automatedDecision: boolean;
+        humanReview: {
+          outcome: string;
+          action: 'allow' | 'warn' | 'flag' | 'block';
+          previousAction: string;
+          /** Format: date-time */
+          reviewedAt: string;
+          appealId: string | null;
+        } | null;
+      };
+      redress: {
+        internalComplaint: {
+          available: boolean;
+          how: string;
+          appeal: components['schemas']['Appeal'] | null;
+        };
+        outOfCourtDisputeSettlement: boolean;
+        judicialRedress: boolean;
+      };
     };
   };
   responses: never;

@@ -36,6 +36,10 @@ export const ERROR_STATUS = {
   DUPLICATE_LIST: 409,
   /** a list that a policy names cannot be deleted */
   LIST_IN_USE: 409,
+  /** a review of a queue item another reviewer key holds the lease of */
+  REVIEW_LEASED: 409,
+  /** an appeal of a decision that already has an open one */
+  APPEAL_ALREADY_OPEN: 409,
   UNSUPPORTED_MEDIA_TYPE: 415,
   INVALID_CONTENT: 422,
   CONTENT_TOO_LARGE: 422,

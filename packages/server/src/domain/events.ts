@@ -12,6 +12,10 @@ export const EVENT_TYPES = [
   'decision.blocked',
   'moderation.completed',
   'moderation.failed',
+  // human review (issue 18): a review was recorded; it changed the action; an appeal was decided
+  'decision.reviewed',
+  'decision.overturned',
+  'appeal.resolved',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -79,6 +83,12 @@ export class EventOutbox {
     }
     await this.record(trx, events);
   };
+
+  /** Records one account's events, only those of types some enabled webhook of it subscribes to. */
+  async recordSubscribed(trx: Db, accountId: string, events: StoredEvent[]): Promise<void> {
+    const wanted = this.subscriptions ? await this.subscriptions.typesFor(trx, accountId) : null;
+    await this.record(trx, wanted ? events.filter((e) => wanted.has(e.type)) : events);
+  }
 
   async record(trx: Db, events: StoredEvent[]): Promise<void> {
     if (events.length === 0) return;

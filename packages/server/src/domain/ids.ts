@@ -17,7 +17,10 @@ export type IdPrefix =
   | 'bkt'
   | 'shd'
   | 'lst'
-  | 'lse';
+  | 'lse'
+  | 'rvi'
+  | 'rvw'
+  | 'apl';
 
 const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ'; // Crockford base32, as ULID
 const pool = { bytes: randomBytes(4096), offset: 4096 };

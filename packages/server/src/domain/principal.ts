@@ -12,6 +12,7 @@ export const SCOPES = [
   'audit:read',
   'lists:read',
   'lists:write',
+  'review',
   'admin',
 ] as const;
 export type Scope = (typeof SCOPES)[number];

@@ -1,5 +1,6 @@
 import type { AuditSink } from '../audit/types.ts';
 import { redactUrl } from '../media/safe-fetch.ts';
+import { reviewSampleData } from '../review/views.ts';
 import type { DeliveryRecord, WebhookRecord, WebhookRepository } from '../storage/repositories/webhooks.ts';
 import { newSigningSecret } from './accounts.ts';
 import { requireField } from './content.ts';
@@ -95,6 +96,8 @@ function validateDescription(value: unknown): string | null {
 /** Sample data for test deliveries, shaped like the real events. */
 function sampleData(type: EventType): Record<string, unknown> {
   const now = new Date().toISOString();
+  if (type === 'decision.reviewed' || type === 'decision.overturned' || type === 'appeal.resolved')
+    return reviewSampleData(type, now);
   if (type === 'moderation.completed' || type === 'moderation.failed') {
     const batchId = 'bat_test';
     // shaped like the real events (BatchService.process and fail)

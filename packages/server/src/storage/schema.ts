@@ -368,6 +368,56 @@ export interface BlobsTable {
   created_at: string;
 }
 
+
+/** Human review queue entries (issue 18): at most one `pending` per decision. */
+export interface ReviewItemsTable {
+  id: string;
+  account_id: string;
+  decision_id: string;
+  reason: string;
+  priority: number;
+  status: string;
+  policy_id: string;
+  action: string;
+  content_type: string;
+  appeal_id: string | null;
+  lease_key_id: string | null;
+  lease_expires_at: string | null;
+  created_at: string;
+  completed_at: string | null;
+}
+
+/** Human reviews of decisions; the latest one per decision gives its effective action. */
+export interface ReviewsTable {
+  id: string;
+  account_id: string;
+  decision_id: string;
+  item_id: string | null;
+  outcome: string;
+  action: string;
+  previous_action: string;
+  categories: string;
+  note: string | null;
+  reviewer_key_id: string;
+  reviewer_name: string | null;
+  appeal_id: string | null;
+  created_at: string;
+}
+
+/** Appeals of decisions, filed by the platform for its user; at most one `open` per decision. */
+export interface AppealsTable {
+  id: string;
+  account_id: string;
+  decision_id: string;
+  statement: string;
+  user_id: string | null;
+  status: string;
+  filed_by_key_id: string;
+  review_id: string | null;
+  created_at: string;
+  resolved_at: string | null;
+}
+
 export interface Database {
   blobs: BlobsTable;
   audit_log: AuditLogTable;
@@ -395,4 +445,7 @@ export interface Database {
   bank_items: BankItemsTable;
   lists: ListsTable;
   list_entries: ListEntriesTable;
+  review_items: ReviewItemsTable;
+  reviews: ReviewsTable;
+  appeals: AppealsTable;
 }

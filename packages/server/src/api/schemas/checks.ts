@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { Action, CategoryResult, Metadata, ProviderAttempts } from './common.ts';
 import { MediaList, OcrResult } from './media.ts';
+import { HumanLayer } from './review.ts';
 
 export const CheckBody = Type.Object({
   content: Type.String({ description: 'Text, or an image as base64, data URI or https URL' }),
@@ -114,6 +115,7 @@ export const Decision = Type.Object(
           'The API key that made the decision (absent for decisions stored before keys were recorded)',
       }),
     ),
+    ...HumanLayer,
   },
   { $id: 'Decision' },
 );

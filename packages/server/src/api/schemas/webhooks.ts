@@ -7,6 +7,9 @@ const EventType = Type.Union(
     Type.Literal('decision.blocked'),
     Type.Literal('moderation.completed'),
     Type.Literal('moderation.failed'),
+    Type.Literal('decision.reviewed'),
+    Type.Literal('decision.overturned'),
+    Type.Literal('appeal.resolved'),
   ],
   { description: 'Event type (decisions §6.1)' },
 );

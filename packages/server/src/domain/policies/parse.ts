@@ -1,6 +1,12 @@
 import { type Document, isMap, isScalar, LineCounter, type Node, parseDocument, visit } from 'yaml';
 import type { PolicyBankRule } from '../../banks/types.ts';
 import type { PolicyListRule } from '../../lists/types.ts';
+import {
+  parseReviewRules,
+  REVIEW_CATEGORY_KEY,
+  REVIEW_TOP_LEVEL_KEYS,
+  type ReviewRules,
+} from '../../review/policy-rules.ts';
 import { AppError } from '../errors.ts';
 import { ACTIONS, type Action, type CategoryName, POLICY_CATEGORY_NAMES } from '../taxonomy.ts';
 import { parsePolicyBanks } from './parse-banks.ts';
@@ -18,8 +24,9 @@ const TOP_LEVEL_KEYS = new Set<string>([
   'banks',
   'lists',
   ...ROUTING_KEYS,
+  ...REVIEW_TOP_LEVEL_KEYS,
 ]);
-const CATEGORY_KEYS = new Set(['threshold', 'action']);
+const CATEGORY_KEYS = new Set(['threshold', 'action', REVIEW_CATEGORY_KEY]);
 
 /** The first key that repeats an earlier key of its mapping, in one pass over each mapping. */
 function firstDuplicateKey(doc: Document): Node | null {
@@ -51,6 +58,8 @@ export interface ParsedPolicy {
   lists?: PolicyListRule[];
   /** Which providers judge the policy's text; null: the bundled models alone. */
   routing: PolicyRouting | null;
+  /** What goes to human review (issue 18); absent when nothing does. */
+  review?: ReviewRules;
 }
 
 /**
@@ -207,6 +216,9 @@ export function parsePolicyYaml(source: string): ParsedPolicy {
   const banks = parsePolicyBanks(root.banks, (path) => position(doc.getIn(['banks', ...path], true) as Node));
   const lists = parsePolicyLists(root.lists, (path) => position(doc.getIn(['lists', ...path], true) as Node));
   const routing = parseRouting(root, doc, position);
+  const review = parseReviewRules(root, rawCategories as Record<string, unknown>, (path) =>
+    position(doc.getIn(path, true) as Node),
+  );
   return {
     name: root.name.trim(),
     description: (description as string | undefined) ?? null,
@@ -214,5 +226,6 @@ export function parsePolicyYaml(source: string): ParsedPolicy {
     ...(banks.length > 0 && { banks }),
     ...(lists.length > 0 && { lists }),
     routing,
+    ...(review && { review }),
   };
 }

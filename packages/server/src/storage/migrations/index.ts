@@ -9,6 +9,7 @@ import * as usageCost from './0007-usage-cost.ts';
 import * as banks from './0008-banks.ts';
 import * as ocr from './0009-ocr.ts';
 import * as consoleSessions from './0010-console-sessions.ts';
+import * as review from './0011-review.ts';
 import * as policyLifecycle from './0012-policy-lifecycle.ts';
 import * as lists from './0013-lists.ts';
 import * as decisionSearch from './0014-decision-search.ts';
@@ -27,7 +28,7 @@ export const migrations: Record<string, Migration> = {
   '0008-banks': banks,
   '0009-ocr': ocr,
   '0010-console-sessions': consoleSessions,
-  // 0011 is taken by review (written in parallel; migrations may land out of order)
+  '0011-review': review,
   '0012-policy-lifecycle': policyLifecycle,
   '0013-lists': lists,
   '0014-decision-search': decisionSearch,

@@ -70,8 +70,11 @@ export const decisionRoutes =
       async (request) => {
         const filter = parseDecisionFilter(request.query as Record<string, unknown>);
         const { limit, offset } = parsePagination(request.query);
-        const { decisions, hasMore } = await ctx.decisions.list(principalOf(request), limit, offset, filter);
-        return { decisions: decisions.map(decisionView), limit, offset, hasMore };
+        const principal = principalOf(request);
+        const { decisions, hasMore } = await ctx.decisions.list(principal, limit, offset, filter);
+        // the human layer (effectiveAction, review) of issue 18 is added to each view
+        const views = await ctx.review.queue.decisionViews(principal.accountId, decisions);
+        return { decisions: views, limit, offset, hasMore };
       },
     );
 
@@ -112,8 +115,11 @@ export const decisionRoutes =
           response: { 200: Type.Ref('Decision'), ...errorResponses(401, 403, 404, 429) },
         },
       },
-      async (request) =>
-        decisionView(await ctx.decisions.get(principalOf(request), request.params.decisionId)),
+      async (request) => {
+        const principal = principalOf(request);
+        const decision = await ctx.decisions.get(principal, request.params.decisionId);
+        return (await ctx.review.queue.decisionViews(principal.accountId, [decision]))[0];
+      },
     );
 
     app.post(
