@@ -6,6 +6,7 @@ import { Batch } from './resources/batch.ts';
 import { Decisions } from './resources/decisions.ts';
 import { Lists } from './resources/lists.ts';
 import { Policies } from './resources/policies.ts';
+import { Review } from './resources/review.ts';
 import { StatsResource } from './resources/stats.ts';
 import { Video } from './resources/video.ts';
 import { Webhooks } from './resources/webhooks.ts';
@@ -41,6 +42,8 @@ export class Verdict extends APIClient {
   readonly providers = new ProvidersResource(this);
   readonly stats = new StatsResource(this);
   readonly audit = new Audit(this);
+  /** Human review queues, appeals and statements of reasons. */
+  readonly review = new Review(this);
 
   /** Checks one text, image or video URL against a policy and stores the decision. */
   check(params: CheckParams, options?: RequestOptions): Promise<CheckResult> {

@@ -176,3 +176,17 @@ export type AuditList = ResponseBody<'/v1/audit', 'get'>;
 export type AuditEntry = AuditList['entries'][number];
 export type Usage = ResponseBody<'/v1/usage', 'get'>;
 export type ProviderList = ResponseBody<'/v1/providers', 'get'>;
+
+// Human review, appeals, statements of reasons (issue 18)
+export type ReviewQueueParams = QueryParams<'/v1/review/queue', 'get'>;
+export type ReviewQueue = ResponseBody<'/v1/review/queue', 'get'>;
+export type ReviewQueueItem = Schemas['ReviewQueueItem'];
+export type ReviewClaimParams = RequestBody<'/v1/review/queue/claim', 'post'>;
+export type ReviewClaim = ResponseBody<'/v1/review/queue/claim', 'post'>;
+export type ReviewParams = RequestBody<'/v1/decisions/{decisionId}/review', 'post'>;
+export type HumanReview = Schemas['HumanReview'];
+export type AppealParams = RequestBody<'/v1/decisions/{decisionId}/appeals', 'post'>;
+export type Appeal = Schemas['Appeal'];
+export type AppealList = ResponseBody<'/v1/decisions/{decisionId}/appeals', 'get'>;
+export type Statement = Schemas['Statement'];
+export type StatementExportParams = QueryParams<'/v1/statements/export', 'get'>;

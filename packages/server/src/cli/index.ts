@@ -5,6 +5,7 @@ import { registerCheckCommand } from './check.ts';
 import { registerDecisionCommands } from './decisions.ts';
 import { registerListCommands } from './lists.ts';
 import { registerPolicyCommands } from './policies.ts';
+import { registerReviewCommands } from './review.ts';
 import { type CliIO, processIO } from './shared.ts';
 import { registerVideoCommands } from './video.ts';
 import { registerWebhookCommands } from './webhooks.ts';
@@ -24,5 +25,6 @@ export function registerClientCommands(program: Command, io: CliIO = processIO):
   registerWebhookCommands(program, io);
   registerAuditCommand(program, io);
   registerListCommands(program, io);
+  registerReviewCommands(program, io);
   return program;
 }
