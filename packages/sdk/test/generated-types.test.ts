@@ -116,6 +116,14 @@ describe('SDK types follow the server schemas', () => {
       v.lists.add(id, ['x']),
       v.lists.remove(id, { entries: ['x'] }),
       v.lists.import(id, 'x'),
+      v.review.queue(),
+      v.review.claim({ limit: 1 }),
+      v.review.release(id),
+      v.review.confirm(id),
+      v.review.appeal(id, { statement: 's' }),
+      v.review.appeals(id),
+      v.review.statement(id),
+      v.review.exportStatements(),
     ];
     await Promise.all(calls);
     const operations = [...documentPaths(document), ...PENDING_PATHS]

@@ -71,14 +71,13 @@ export class RetentionPurger {
       .limit(BATCH)
       .execute();
     if (ids.length === 0) return 0;
-    await this.db
-      .deleteFrom('decisions')
-      .where(
-        'id',
-        'in',
-        ids.map((r) => r.id),
-      )
-      .execute();
+    const decisionIds = ids.map((r) => r.id);
+    await this.db.transaction().execute(async (trx) => {
+      // the human review of a decision (issue 18) goes with it
+      for (const table of ['review_items', 'reviews', 'appeals'] as const)
+        await trx.deleteFrom(table).where('decision_id', 'in', decisionIds).execute();
+      await trx.deleteFrom('decisions').where('id', 'in', decisionIds).execute();
+    });
     return ids.length;
   }
 
