@@ -257,6 +257,7 @@ export async function createContext(
     events: eventsContext.events,
     decisions,
     keyName: async (keyId) => (await apiKeyRepo.get(keyId))?.name ?? null,
+    audit,
   });
   // queue entries are written in the decision's own transaction
   decisionStore.addSideWrite(review.queue.sideWrite);

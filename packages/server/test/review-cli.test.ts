@@ -48,7 +48,8 @@ describe('verdict review commands', () => {
       (await t.request('POST', '/v1/keys', { body: { name, scopes, accountId } })).body.key as string;
     platform = await key('platform', ['check', 'decisions:read', 'policies:write']);
     reviewer = await key('carol', ['review']);
-    const yamlContent = 'name: q\ncategories:\n  hate: { threshold: 0.5, action: block }\nreviewActions: [block]\n';
+    const yamlContent =
+      'name: q\ncategories:\n  hate: { threshold: 0.5, action: block }\nreviewActions: [block]\n';
     await t.request('POST', '/v1/policies', { key: platform, body: { policyId: 'q', yamlContent } });
   });
   afterAll(async () => {
@@ -72,11 +73,17 @@ describe('verdict review commands', () => {
     const claim = await cli(['review', 'claim', '--limit', '1', '--json'], reviewer);
     expect(JSON.parse(claim.stdout).items.map((i: any) => i.decisionId)).toEqual([first]);
 
-    const overturn = await cli(['review', 'overturn', first, '--action', 'allow', '--note', 'satire'], reviewer);
+    const overturn = await cli(
+      ['review', 'overturn', first, '--action', 'allow', '--note', 'satire'],
+      reviewer,
+    );
     expect(overturn, overturn.stderr).toMatchObject({ code: 0 });
     expect(overturn.stdout).toBe(`${first}  overturned block → allow  (by carol)\n`);
 
-    const appeal = await cli(['review', 'appeal', second, '--statement', 'I was quoting', '--user', 'u1'], platform);
+    const appeal = await cli(
+      ['review', 'appeal', second, '--statement', 'I was quoting', '--user', 'u1'],
+      platform,
+    );
     expect(appeal.stdout).toMatch(new RegExp(`^Appeal apl_\\w+ of ${second}: open\\n$`));
     const again = await cli(['review', 'appeal', second, '--statement', 'again'], platform);
     expect(again.code).toBe(1);
@@ -96,7 +103,10 @@ describe('verdict review commands', () => {
     expect(statement.stdout).toContain('overturned on human review to "allow"');
 
     const exported = await cli(['review', 'export'], platform);
-    const lines = exported.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const lines = exported.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines.map((s) => s.decisionId)).toEqual([second]);
     const all = await cli(['review', 'export', '--all'], platform);
     expect(all.stdout.trim().split('\n')).toHaveLength(2);

@@ -386,6 +386,20 @@ describe.each(engines)('human review, appeals and statements of reasons (%s)', (
       review: { outcome: 'confirm', reviewer: { name: 'bob' } },
     });
     expect(hits('decision.overturned').some((r) => r.json.data.id === appealed)).toBe(false);
+    // the audit log records who filed, reviewed and resolved (the account's admin reads it)
+    const audit = await t.request('GET', `/v1/audit?accountId=${accountId}&targetId=${filed.body.appealId}`);
+    expect(audit.status, JSON.stringify(audit.body)).toBe(200);
+    expect(audit.body.entries.map((e: any) => e.action).sort()).toEqual(['appeal.filed', 'appeal.resolved']);
+    const reviewedEntry = await t.request('GET', `/v1/audit?accountId=${accountId}&targetId=${appealed}`);
+    expect(reviewedEntry.body.entries).toMatchObject([
+      {
+        action: 'decision.reviewed',
+        actor: { kind: 'key', name: 'bob' },
+        target: { type: 'decision', id: appealed },
+        before: { effectiveAction: 'block' },
+        after: { outcome: 'confirm', appealId: filed.body.appealId },
+      },
+    ]);
     // a new appeal may follow the resolved one
     expect((await as(platform).post(url, { statement: 'please look again' })).status).toBe(201);
   });

@@ -61,7 +61,7 @@ export class AppealService {
       });
     });
     const view = appealView(row);
-    await this.deps.audit?.record(
+    await this.deps.audit.record(
       principal,
       'appeal.filed',
       { type: 'appeal', id: row.id, accountId: principal.accountId },

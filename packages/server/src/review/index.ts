@@ -1,9 +1,10 @@
+import type { AuditSink } from '../audit/types.ts';
 import type { DecisionService } from '../domain/decisions.ts';
 import type { EventOutbox } from '../domain/events.ts';
 import type { DatabaseHandle } from '../storage/database.ts';
 import { AppealService } from './appeals.ts';
 import { ReviewRepository } from './repository.ts';
-import { type AuditRecorder, type ReviewDeps, ReviewService } from './service.ts';
+import { type ReviewDeps, ReviewService } from './service.ts';
 import { StatementService } from './statements.ts';
 
 /** Human review (issue 18): queues and reviews, appeals, statements of reasons. */
@@ -11,7 +12,7 @@ export interface ReviewModule {
   queue: ReviewService;
   appeals: AppealService;
   statements: StatementService;
-  /** Shared by the three; `audit` may be set once the audit log exists. */
+  /** Shared by the three. */
   deps: ReviewDeps;
 }
 
@@ -21,7 +22,7 @@ export function createReview(
     events: EventOutbox;
     decisions: DecisionService;
     keyName: (keyId: string) => Promise<string | null>;
-    audit?: AuditRecorder | null;
+    audit: AuditSink;
   },
 ): ReviewModule {
   const shared: ReviewDeps = {
@@ -29,7 +30,7 @@ export function createReview(
     events: deps.events,
     findDecision: (accountId, decisionId) => deps.decisions.find(accountId, decisionId),
     keyName: deps.keyName,
-    audit: deps.audit ?? null,
+    audit: deps.audit,
   };
   return {
     queue: new ReviewService(shared),

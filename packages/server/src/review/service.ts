@@ -1,3 +1,4 @@
+import type { AuditSink } from '../audit/types.ts';
 import type { DecisionSideWrite } from '../domain/decisions.ts';
 import { AppError } from '../domain/errors.ts';
 import type { EventOutbox } from '../domain/events.ts';
@@ -12,16 +13,6 @@ import { queueReason, type ReviewRules } from './policy-rules.ts';
 import type { ReviewRepository } from './repository.ts';
 import { queueItemView, reviewEvents, reviewedDecisionView, reviewView } from './views.ts';
 
-/** Where reviews and appeals are recorded for the audit trail (the audit log's `record`, once wired). */
-export interface AuditRecorder {
-  record(
-    by: Principal | null,
-    action: string,
-    target: { type: string; id: string; accountId: string },
-    change?: { before?: unknown; after?: unknown },
-  ): Promise<void>;
-}
-
 /** What the review module needs from the rest of the service. */
 export interface ReviewDeps {
   repository: ReviewRepository;
@@ -30,7 +21,8 @@ export interface ReviewDeps {
   findDecision(accountId: string, decisionId: string): Promise<DecisionRecord>;
   /** The name of an API key (the reviewer's identity beside its ID). */
   keyName(keyId: string): Promise<string | null>;
-  audit?: AuditRecorder | null;
+  /** The audit log: reviews and appeals are recorded there after they are committed. */
+  audit: AuditSink;
 }
 
 const RULES_CACHE_SIZE = 1000;
@@ -162,7 +154,7 @@ export class ReviewService {
     const input = parseReview(body);
     const { repository } = this.deps;
     const decision = await this.deps.findDecision(principal.accountId, decisionId);
-    const reviewerName = await this.deps.keyName(principal.keyId);
+    const reviewerName = principal.keyName ?? (await this.deps.keyName(principal.keyId));
     const now = iso();
     const { row, previous, appeal } = await repository.db.transaction().execute(async (trx) => {
       let item = await repository.pendingItem(trx, decisionId);
@@ -222,9 +214,9 @@ export class ReviewService {
     });
     const target = { type: 'decision', id: decisionId, accountId: principal.accountId };
     const before = { effectiveAction: previous?.action ?? decision.action };
-    await this.deps.audit?.record(principal, 'decision.reviewed', target, { before, after: reviewView(row) });
+    await this.deps.audit.record(principal, 'decision.reviewed', target, { before, after: reviewView(row) });
     if (appeal)
-      await this.deps.audit?.record(
+      await this.deps.audit.record(
         principal,
         'appeal.resolved',
         { type: 'appeal', id: appeal.id, accountId: principal.accountId },

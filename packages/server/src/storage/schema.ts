@@ -368,7 +368,6 @@ export interface BlobsTable {
   created_at: string;
 }
 
-
 /** Human review queue entries (issue 18): at most one `pending` per decision. */
 export interface ReviewItemsTable {
   id: string;
