@@ -487,3 +487,37 @@ describe.each(engines)('human review, appeals and statements of reasons (%s)', (
     expect(created.body.scopes).toEqual(['review']);
   });
 });
+
+describe('retention and human review', () => {
+  it('deleting a decision after its retention period deletes its queue entry, reviews and appeals', async () => {
+    const t = await createTestApp({
+      overrides: { textProvider: new KeywordProvider() },
+      config: { decisionRetentionMs: 60_000 },
+    });
+    try {
+      const yamlContent = 'name: r\ncategories:\n  hate: { threshold: 0.5, action: block, review: true }\n';
+      expect((await t.request('POST', '/v1/policies', { body: { policyId: 'r', yamlContent } })).status).toBe(
+        201,
+      );
+      const ids: string[] = [];
+      for (const content of ['hate:0.9 a', 'hate:0.9 b'])
+        ids.push(
+          (await t.request('POST', '/v1/check', { body: { content, policyId: 'r' } })).body.decisionId,
+        );
+      await t.request('POST', `/v1/decisions/${ids[0]}/review`, { body: { outcome: 'confirm' } });
+      await t.request('POST', `/v1/decisions/${ids[1]}/appeals`, { body: { statement: 'no' } });
+      expect((await t.request('GET', '/v1/review/queue')).body.items).toHaveLength(1);
+      const swept = await t.ctx.retention.sweep(Date.now() + 120_000);
+      expect(swept.deleted).toBe(2);
+      expect((await t.request('GET', '/v1/review/queue')).body.items).toEqual([]);
+      expect((await t.request('GET', `/v1/decisions/${ids[1]}/appeals`)).status).toBe(404);
+      const db = t.ctx.database.db;
+      for (const table of ['review_items', 'reviews', 'appeals'] as const) {
+        const rows = await db.selectFrom(table).select('id').execute();
+        expect(rows, table).toEqual([]);
+      }
+    } finally {
+      await t.close();
+    }
+  });
+});
