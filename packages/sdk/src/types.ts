@@ -189,4 +189,6 @@ export type AppealParams = RequestBody<'/v1/decisions/{decisionId}/appeals', 'po
 export type Appeal = Schemas['Appeal'];
 export type AppealList = ResponseBody<'/v1/decisions/{decisionId}/appeals', 'get'>;
 export type Statement = Schemas['Statement'];
+export type QualityParams = QueryParams<'/v1/quality', 'get'>;
+export type QualityReport = ResponseBody<'/v1/quality', 'get'>;
 export type StatementExportParams = QueryParams<'/v1/statements/export', 'get'>;

@@ -117,6 +117,7 @@ describe('SDK types follow the server schemas', () => {
       v.lists.remove(id, { entries: ['x'] }),
       v.lists.import(id, 'x'),
       v.review.queue(),
+      v.review.quality({ policyId: 'p' }),
       v.review.claim({ limit: 1 }),
       v.review.release(id),
       v.review.confirm(id),

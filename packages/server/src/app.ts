@@ -27,6 +27,7 @@ import { multimodalRoutes } from './api/routes/v1/multimodal.ts';
 import { policyRoutes } from './api/routes/v1/policies.ts';
 import { policyLifecycleRoutes } from './api/routes/v1/policy-lifecycle.ts';
 import { providerRoutes } from './api/routes/v1/providers.ts';
+import { qualityRoutes } from './api/routes/v1/quality.ts';
 import { reviewRoutes } from './api/routes/v1/review.ts';
 import { statsRoutes } from './api/routes/v1/stats.ts';
 import { usageRoutes } from './api/routes/v1/usage.ts';
@@ -161,6 +162,7 @@ export async function buildApp(
   await app.register(perspectiveRoutes(ctx));
   await app.register(statsRoutes(ctx));
   await app.register(reviewRoutes(ctx));
+  await app.register(qualityRoutes(ctx));
   await app.register(dashboardSessionRoutes(ctx));
   await registerConsoleStatic(app, options.consoleDir);
 

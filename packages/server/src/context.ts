@@ -38,6 +38,8 @@ import { LocalImageProvider } from './providers/local-image/provider.ts';
 import { LocalTextProvider } from './providers/local-text.ts';
 import type { Provider } from './providers/provider.ts';
 import { ProviderRegistry } from './providers/registry.ts';
+import { QualityRepository } from './quality/repository.ts';
+import { QualityService } from './quality/service.ts';
 import { RetentionPurger } from './retention/purger.ts';
 import { SearchIndex } from './search/search-index.ts';
 import { createReview, type ReviewModule } from './review/index.ts';
@@ -108,6 +110,8 @@ export interface AppContext extends EventsContext {
   retention: RetentionPurger;
   /** Human review queues, appeals and statements of reasons (issue 18). */
   review: ReviewModule;
+  /** Reviewers' labels against the automated decisions (GET /v1/quality). */
+  quality: QualityService;
   /** Drop-in endpoints of other moderation APIs (issue 19). */
   compat: { openai: OpenAIModerationService; perspective: PerspectiveService };
   /** Readiness of each part, for /readyz. */
@@ -315,6 +319,7 @@ export async function createContext(
       decisionMs: config.decisionRetentionMs ?? null,
     }),
     review,
+    quality: new QualityService(new QualityRepository(db), policies),
     compat: {
       openai: new OpenAIModerationService(evaluators, usage, () => textProvider.modelVersion),
       perspective: new PerspectiveService(checks, evaluators, usage),

@@ -7460,6 +7460,127 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/quality': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Per category, the automated decisions of a policy against its reviewers' labels: precision, recall, and the threshold that would have met a target precision (scope decisions:read or review) */
+    get: {
+      parameters: {
+        query: {
+          policyId: string;
+          /** @description Reviews from (inclusive) */
+          from?: string;
+          /** @description Reviews before (exclusive) */
+          to?: string;
+          /** @description Above 0, at most 1; default 0.9 */
+          targetPrecision?: string;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              policyId: string;
+              policyVersion: number;
+              from: string | null;
+              to: string | null;
+              targetPrecision: number;
+              reviewedDecisions: number;
+              /** @description The window held more than 50,000 reviews; the first were used */
+              truncated: boolean;
+              categories: {
+                category: string;
+                /** @description Reviewed decisions with a label for this category */
+                labelled: number;
+                /** @description Of them, the reviewer said the category applies */
+                positives: number;
+                truePositives: number;
+                falsePositives: number;
+                falseNegatives: number;
+                precision: number | null;
+                recall: number | null;
+                precisionInterval: [number, number] | null;
+                recallInterval: [number, number] | null;
+                /** @description The policy's threshold now (null: the policy does not list the category) */
+                currentThreshold: number | null;
+                suggestedThreshold: {
+                  threshold: number;
+                  precision: number;
+                  recall: number;
+                  /** @description Reviewed decisions at or above it */
+                  support: number;
+                } | null;
+              }[];
+            };
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {

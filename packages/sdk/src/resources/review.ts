@@ -4,6 +4,8 @@ import type {
   AppealList,
   AppealParams,
   Decision,
+  QualityParams,
+  QualityReport,
   ReviewClaim,
   ReviewClaimParams,
   ReviewParams,
@@ -73,6 +75,14 @@ export class Review {
   /** A decision's appeals, oldest first. */
   appeals(decisionId: string, options?: RequestOptions): Promise<AppealList> {
     return this.client.call('get', '/v1/decisions/{decisionId}/appeals', { path: { decisionId } }, options);
+  }
+
+  /**
+   * Per category, a policy's automated decisions against the reviewers' labels: precision, recall and the threshold
+   * that would have met `targetPrecision` (scope `decisions:read` or `review`).
+   */
+  quality(params: QualityParams, options?: RequestOptions): Promise<QualityReport> {
+    return this.client.call('get', '/v1/quality', { query: params }, options);
   }
 
   /** The statement of reasons of a decision (DSA Article 17) as JSON. */

@@ -231,4 +231,58 @@ export function registerReviewCommands(program: Command, io: CliIO): void {
       for (const s of statements) io.stdout.write(`${JSON.stringify(s)}\n`);
     }),
   );
+
+  clientOptions(
+    review
+      .command('quality')
+      .description(
+        "A policy's automated decisions against the reviewers: precision, recall, suggested thresholds",
+      )
+      .requiredOption('--policy <policyId>', 'the policy to measure')
+      .option('--from <time>', 'reviews from (ISO 8601, inclusive)')
+      .option('--to <time>', 'reviews before (ISO 8601, exclusive)')
+      .option('--target <precision>', 'the precision a suggested threshold must reach', '0.9'),
+  ).action(
+    action(
+      io,
+      async (opts: ClientOptions & { policy: string; from?: string; to?: string; target: string }) => {
+        const report = await makeClient(opts, io).review.quality({
+          policyId: opts.policy,
+          targetPrecision: opts.target,
+          ...(opts.from && { from: opts.from }),
+          ...(opts.to && { to: opts.to }),
+        });
+        if (opts.json) return printJson(io, report);
+        const pct = (x: number | null) => (x === null ? '-' : `${(x * 100).toFixed(1)} %`);
+        println(
+          io,
+          `${report.policyId} v${report.policyVersion}: ${report.reviewedDecisions} reviewed decisions`,
+        );
+        if (report.categories.length === 0) return println(io, 'No reviewed decisions in this window');
+        println(
+          io,
+          table([
+            [
+              'CATEGORY',
+              'LABELLED',
+              'PRECISION',
+              'RECALL',
+              'THRESHOLD',
+              `FOR ${pct(report.targetPrecision)}`,
+            ],
+            ...report.categories.map((c) => [
+              c.category,
+              String(c.labelled),
+              pct(c.precision),
+              pct(c.recall),
+              c.currentThreshold === null ? '-' : String(c.currentThreshold),
+              c.suggestedThreshold
+                ? `${c.suggestedThreshold.threshold} (recall ${pct(c.suggestedThreshold.recall)})`
+                : '-',
+            ]),
+          ]),
+        );
+      },
+    ),
+  );
 }
