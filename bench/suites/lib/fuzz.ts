@@ -41,6 +41,8 @@ export interface FuzzSummary {
   rssPeakMb: number | null;
   rssEndMb: number | null;
   serviceUp: boolean;
+  /** What the closing liveness probe and check answered (status, and the check's body), to tell why it is not up. */
+  finalAnswers: { healthz: number | null; check: number | null; checkBody: string | null };
   seconds: number;
 }
 
@@ -129,7 +131,8 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzSummary> {
     options.origin,
     'POST',
     '/v1/check',
-    { content: text, policyId: 'fuzz' },
+    // a built-in policy: the fuzzed operations include DELETE /v1/policies/{id}, which may remove the fuzz policy
+    { content: text, policyId: 'default' },
     { key },
   ).catch(() => null);
   const rssEnd = rssMb(options.pid);
@@ -146,6 +149,11 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzSummary> {
     rssPeakMb: rssPeak,
     rssEndMb: rssEnd,
     serviceUp: health?.status === 200 && again?.status === 200,
+    finalAnswers: {
+      healthz: health?.status ?? null,
+      check: again?.status ?? null,
+      checkBody: again ? JSON.stringify(again.body).slice(0, 300) : null,
+    },
     seconds: (performance.now() - started) / 1000,
   };
 }
