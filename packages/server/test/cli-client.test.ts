@@ -3,23 +3,15 @@ import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { Command, CommanderError } from 'commander';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { registerClientCommands } from '../src/cli/index.ts';
-import type { CliIO } from '../src/cli/shared.ts';
 import { type RunningWorker, startWorker } from '../src/jobs/worker.ts';
 import { createTestApp, type TestApp } from './helpers/app.ts';
+import { type CliRun, runCli } from './helpers/cli.ts';
 import { tempDir } from './helpers/databases.ts';
 import { createTestCa, HttpsReceiver, type TestCa } from './helpers/https-receiver.ts';
 import { freePort, verdict } from './helpers/process.ts';
 import { makeVideo } from './helpers/videos.ts';
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
 
 /**
  * The client commands of `verdict` against a real server (in-process, listening on a port, with its worker).
@@ -37,34 +29,10 @@ describe('verdict client commands', () => {
   let accountId: string;
 
   /** Runs `verdict <args>` in-process; `--url` and the key come from the environment like a user's shell. */
-  async function cli(
+  const cli = (
     args: string[],
     options: { env?: Record<string, string>; stdin?: string } = {},
-  ): Promise<Run> {
-    let stdout = '';
-    let stderr = '';
-    let code = 0;
-    const io: CliIO = {
-      stdout: { write: (s: string) => (stdout += s) },
-      stderr: { write: (s: string) => (stderr += s), isTTY: false },
-      env: { VERDICT_URL: url, VERDICT_API_KEY: key, ...options.env },
-      setExitCode: (c) => {
-        code = c;
-      },
-      readStdin: async () => options.stdin ?? '',
-    };
-    const program = new Command('verdict')
-      .exitOverride()
-      .configureOutput({ writeOut: (s) => (stdout += s), writeErr: (s) => (stderr += s) });
-    registerClientCommands(program, io);
-    try {
-      await program.parseAsync(['node', 'verdict', ...args]);
-    } catch (error) {
-      if (!(error instanceof CommanderError)) throw error;
-      code = error.exitCode;
-    }
-    return { code, stdout, stderr };
-  }
+  ): Promise<CliRun> => runCli(args, { VERDICT_URL: url, VERDICT_API_KEY: key, ...options.env }, options);
 
   const file = (name: string, content: string | Buffer) => {
     const p = path.join(dir, name);

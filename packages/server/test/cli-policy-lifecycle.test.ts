@@ -1,12 +1,10 @@
 import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { Command, CommanderError } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { registerClientCommands } from '../src/cli/index.ts';
-import type { CliIO } from '../src/cli/shared.ts';
 import { type RunningWorker, startWorker } from '../src/jobs/worker.ts';
 import { createTestApp, type TestApp } from './helpers/app.ts';
+import { runCli } from './helpers/cli.ts';
 import { tempDir } from './helpers/databases.ts';
 import { KeywordProvider } from './helpers/keyword-provider.ts';
 
@@ -22,31 +20,7 @@ describe('verdict policies life-cycle commands', () => {
   let dir: string;
   let worker: RunningWorker;
 
-  async function cli(args: string[]) {
-    let stdout = '';
-    let stderr = '';
-    let code = 0;
-    const io: CliIO = {
-      stdout: { write: (s: string) => (stdout += s) },
-      stderr: { write: (s: string) => (stderr += s), isTTY: false },
-      env: { VERDICT_URL: url, VERDICT_API_KEY: key },
-      setExitCode: (c) => {
-        code = c;
-      },
-      readStdin: async () => '',
-    };
-    const program = new Command('verdict')
-      .exitOverride()
-      .configureOutput({ writeOut: (s) => (stdout += s), writeErr: (s) => (stderr += s) });
-    registerClientCommands(program, io);
-    try {
-      await program.parseAsync(['node', 'verdict', ...args]);
-    } catch (error) {
-      if (!(error instanceof CommanderError)) throw error;
-      code = error.exitCode;
-    }
-    return { code, stdout, stderr };
-  }
+  const cli = (args: string[]) => runCli(args, { VERDICT_URL: url, VERDICT_API_KEY: key });
 
   beforeAll(async () => {
     dir = tempDir('verdict-cli-policies-');

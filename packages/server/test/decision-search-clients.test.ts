@@ -1,11 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Verdict } from '@verdict/sdk';
-import { Command, CommanderError } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { registerClientCommands } from '../src/cli/index.ts';
-import type { CliIO } from '../src/cli/shared.ts';
 import { createTestApp, type TestApp } from './helpers/app.ts';
+import { runCli } from './helpers/cli.ts';
 import { tempDir } from './helpers/databases.ts';
 import { KeywordProvider } from './helpers/keyword-provider.ts';
 
@@ -42,31 +40,7 @@ describe('decision search: SDK and CLI', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-    let stdout = '';
-    let stderr = '';
-    let code = 0;
-    const io: CliIO = {
-      stdout: { write: (s: string) => (stdout += s) },
-      stderr: { write: (s: string) => (stderr += s), isTTY: false },
-      env: { VERDICT_URL: url, VERDICT_API_KEY: t.adminKey },
-      setExitCode: (c) => {
-        code = c;
-      },
-      readStdin: async () => '',
-    };
-    const program = new Command('verdict')
-      .exitOverride()
-      .configureOutput({ writeOut: (s) => (stdout += s), writeErr: (s) => (stderr += s) });
-    registerClientCommands(program, io);
-    try {
-      await program.parseAsync(['node', 'verdict', ...args]);
-    } catch (error) {
-      if (!(error instanceof CommanderError)) throw error;
-      code = error.exitCode;
-    }
-    return { code, stdout, stderr };
-  }
+  const cli = (args: string[]) => runCli(args, { VERDICT_URL: url, VERDICT_API_KEY: t.adminKey });
 
   it('SDK: decisions.list takes the filters and q; decisions.export iterates every match', async () => {
     const page = await client.decisions.list({ q: 'delayed', limit: 5 });

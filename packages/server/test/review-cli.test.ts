@@ -1,9 +1,7 @@
 import type { AddressInfo } from 'node:net';
-import { Command, CommanderError } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { registerClientCommands } from '../src/cli/index.ts';
-import type { CliIO } from '../src/cli/shared.ts';
 import { createTestApp, type TestApp } from './helpers/app.ts';
+import { runCli } from './helpers/cli.ts';
 import { KeywordProvider } from './helpers/keyword-provider.ts';
 
 /** `verdict review …` against a real listening server, through the same commander program the binary builds. */
@@ -13,31 +11,7 @@ describe('verdict review commands', () => {
   let platform: string;
   let reviewer: string;
 
-  async function cli(args: string[], key: string) {
-    let stdout = '';
-    let stderr = '';
-    let code = 0;
-    const io: CliIO = {
-      stdout: { write: (s: string) => (stdout += s) },
-      stderr: { write: (s: string) => (stderr += s), isTTY: false },
-      env: { VERDICT_URL: url, VERDICT_API_KEY: key },
-      setExitCode: (c) => {
-        code = c;
-      },
-      readStdin: async () => '',
-    };
-    const program = new Command('verdict')
-      .exitOverride()
-      .configureOutput({ writeOut: (s) => (stdout += s), writeErr: (s) => (stderr += s) });
-    registerClientCommands(program, io);
-    try {
-      await program.parseAsync(['node', 'verdict', ...args]);
-    } catch (error) {
-      if (!(error instanceof CommanderError)) throw error;
-      code = error.exitCode;
-    }
-    return { code, stdout, stderr };
-  }
+  const cli = (args: string[], key: string) => runCli(args, { VERDICT_URL: url, VERDICT_API_KEY: key });
 
   beforeAll(async () => {
     t = await createTestApp({ overrides: { textProvider: new KeywordProvider() } });

@@ -3,10 +3,9 @@ import { LIST_NAME_PATTERN, MAX_POLICY_LISTS } from '../../lists/limits.ts';
 import type { PolicyListRule } from '../../lists/types.ts';
 import { AppError } from '../errors.ts';
 import { ACTIONS, type Action } from '../taxonomy.ts';
+import { type Position, parseNamedRules } from './named-rules.ts';
 
 const RULE_KEYS = new Set(['list', 'action', 'caps']);
-
-type Position = (path: (string | number)[]) => { line?: number; column?: number };
 
 /**
  * The policy's `lists:` list: `[{ list: slurs, action: block }, { list: reclaimed, caps: { hate: warn } }]`. Each list
@@ -15,50 +14,15 @@ type Position = (path: (string | number)[]) => { line?: number; column?: number 
  * (INVALID_ACTION for the action) with the position.
  */
 export function parsePolicyLists(raw: unknown, at: Position): PolicyListRule[] {
-  if (raw === undefined || raw === null) return [];
-  if (!Array.isArray(raw) || raw.length > MAX_POLICY_LISTS) {
-    throw new AppError('INVALID_POLICY', `\`lists\` must be a list of at most ${MAX_POLICY_LISTS} entries`, {
-      field: 'lists',
-      ...at([]),
-    });
-  }
-  const seen = new Set<string>();
-  return raw.map((entry, index): PolicyListRule => {
-    const field = `lists[${index}]`;
-    if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
-      throw new AppError('INVALID_POLICY', `${field} must be a mapping with list (and action or caps)`, {
-        field,
-        ...at([index]),
-      });
-    }
-    const rule = entry as Record<string, unknown>;
-    for (const key of Object.keys(rule)) {
-      if (!RULE_KEYS.has(key)) {
-        throw new AppError('INVALID_POLICY', `Unknown key "${key}" in ${field}`, {
-          field,
-          key,
-          allowed: [...RULE_KEYS],
-          ...at([index, key]),
-        });
-      }
-    }
-    if (typeof rule.list !== 'string' || !LIST_NAME_PATTERN.test(rule.list)) {
-      throw new AppError(
-        'INVALID_POLICY',
-        `${field}.list must be a list name (1–64 of A-Z, a-z, 0-9, _ and -)`,
-        {
-          field: `${field}.list`,
-          ...at([index, 'list']),
-        },
-      );
-    }
-    if (seen.has(rule.list)) {
-      throw new AppError('INVALID_POLICY', `List "${rule.list}" is named twice`, {
-        field: `${field}.list`,
-        ...at([index, 'list']),
-      });
-    }
-    seen.add(rule.list);
+  const rules = parseNamedRules(raw, at, {
+    key: 'lists',
+    nameKey: 'list',
+    keys: RULE_KEYS,
+    pattern: LIST_NAME_PATTERN,
+    max: MAX_POLICY_LISTS,
+    holds: 'list (and action or caps)',
+  });
+  return rules.map(({ rule, index, field, name }): PolicyListRule => {
     if (rule.action !== undefined && rule.caps !== undefined) {
       throw new AppError(
         'INVALID_POLICY',
@@ -69,7 +33,7 @@ export function parsePolicyLists(raw: unknown, at: Position): PolicyListRule[] {
         },
       );
     }
-    const result: PolicyListRule = { list: rule.list };
+    const result: PolicyListRule = { list: name };
     if (rule.action !== undefined) {
       if (typeof rule.action !== 'string' || !(ACTIONS as readonly string[]).includes(rule.action)) {
         throw new AppError('INVALID_ACTION', `${field}.action must be one of allow, warn, flag, block`, {
