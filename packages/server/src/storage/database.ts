@@ -25,7 +25,11 @@ export interface DatabaseHandle {
 pg.types.setTypeParser(20, (value) => Number.parseInt(value, 10));
 
 /** Opens the configured database: SQLite (WAL) in the data directory, or PostgreSQL when DATABASE_URL is set. */
-export function openDatabase(database: Config['database']): DatabaseHandle {
+export function openDatabase(
+  database: Config['database'],
+  /** Tests: a smaller log bound (frames) than the checkpointer's 64 MB default. */
+  options: { maxWalFrames?: number } = {},
+): DatabaseHandle {
   if (database.kind === 'postgres') {
     const pool = new pg.Pool({ connectionString: database.url, max: 10, connectionTimeoutMillis: 5000 });
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
@@ -45,7 +49,7 @@ export function openDatabase(database: Config['database']): DatabaseHandle {
   sqlite.pragma('foreign_keys = ON');
   // a log that the checkpoints have caught up with is cut back to this size when it restarts
   sqlite.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);
-  const checkpointer = new WalCheckpointer(sqlite, database.file);
+  const checkpointer = new WalCheckpointer(sqlite, database.file, 250, options.maxWalFrames);
   checkpointer.start();
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   const dataVersion = sqlite.prepare('PRAGMA data_version').pluck();
