@@ -68,13 +68,16 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzSummary> {
   const text = 'Fuzzing the service: a short ordinary sentence about a football match and the weather.';
   const check = await api(options.origin, 'POST', '/v1/check', { content: text, policyId: 'fuzz' }, { key });
   if (check.status !== 200) throw new Error(`a valid check failed before fuzzing: ${check.status}`);
-  // Decision and policy IDs only: a key or account ID in a path would let DELETE /v1/keys/{id} revoke the admin
-  // key, or PATCH /v1/accounts/{id} set its quota to 0, and the rest of the run would test nothing.
+  // Decision and policy IDs only, and not the run's own policy: a key or account ID in a path would let
+  // DELETE /v1/keys/{id} revoke the admin key, or PATCH /v1/accounts/{id} set its quota to 0, and DELETE
+  // /v1/policies/fuzz would remove the policy the bodies name; the rest of the run would test nothing. Paths get a
+  // policy of their own to change and delete.
+  await createPolicy(options.origin, 'fuzz-target', key);
   const known: FuzzKnown = {
     adminKey: key,
     policyId: 'fuzz',
     text,
-    ids: [check.body.decisionId, 'fuzz', 'default'],
+    ids: [check.body.decisionId, 'fuzz-target', 'default'],
   };
 
   const rssStart = rssMb(options.pid);
@@ -131,8 +134,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzSummary> {
     options.origin,
     'POST',
     '/v1/check',
-    // a built-in policy: the fuzzed operations include DELETE /v1/policies/{id}, which may remove the fuzz policy
-    { content: text, policyId: 'default' },
+    { content: text, policyId: 'fuzz' },
     { key },
   ).catch(() => null);
   const rssEnd = rssMb(options.pid);

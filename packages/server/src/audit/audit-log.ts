@@ -1,4 +1,4 @@
-import { parseTime, rejectUnknownParameters } from '../domain/decision-filters.ts';
+import { queryParameter, queryWindow, rejectUnknownParameters } from '../domain/decision-filters.ts';
 import { AppError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 import { type Principal, requireAnyScope } from '../domain/principal.ts';
@@ -49,13 +49,10 @@ export class AuditLog implements AuditSink {
   async list(principal: Principal, query: Record<string, unknown>) {
     requireAnyScope(principal, 'audit:read', 'admin');
     rejectUnknownParameters(query, FILTERS);
-    const value = (field: string): string | undefined => {
-      const v = query[field];
-      if (v === undefined) return undefined;
-      if (typeof v !== 'string') {
-        throw new AppError('INVALID_PARAMETER', `${field} must be given once`, { field });
-      }
-      if (field !== 'from' && field !== 'to' && !NAME.test(v)) {
+    /** A filter naming an action, key, type, ID or cursor: those characters only. */
+    const name = (field: string): string | undefined => {
+      const v = queryParameter(query, field);
+      if (v !== undefined && !NAME.test(v)) {
         throw new AppError(
           'INVALID_PARAMETER',
           `${field} must be 1–128 characters of A-Z, a-z, 0-9, _ . : -`,
@@ -66,12 +63,12 @@ export class AuditLog implements AuditSink {
       }
       return v;
     };
-    const limitText = value('limit');
+    const limitText = queryParameter(query, 'limit');
     if (limitText !== undefined && (!/^\d{1,3}$/.test(limitText) || +limitText < 1 || +limitText > 200)) {
       throw new AppError('INVALID_PARAMETER', 'limit must be an integer from 1 to 200', { field: 'limit' });
     }
     let accountId = principal.accountId;
-    const asked = value('accountId');
+    const asked = name('accountId');
     if (asked !== undefined && asked !== accountId) {
       if (!principal.isOperator || !principal.scopes.has('admin')) {
         throw new AppError(
@@ -82,22 +79,21 @@ export class AuditLog implements AuditSink {
       }
       accountId = asked;
     }
-    const from = value('from');
-    const to = value('to');
+    const action = name('action');
+    const actorKeyId = name('actorKeyId');
+    const targetType = name('targetType');
+    const targetId = name('targetId');
+    const cursor = name('cursor');
     const q: AuditQuery = {
       accountId,
       limit: limitText === undefined ? 50 : Number(limitText),
-      ...(value('action') !== undefined && { action: value('action') }),
-      ...(value('actorKeyId') !== undefined && { actorKeyId: value('actorKeyId') }),
-      ...(value('targetType') !== undefined && { targetType: value('targetType') }),
-      ...(value('targetId') !== undefined && { targetId: value('targetId') }),
-      ...(from !== undefined && { from: parseTime('from', from) }),
-      ...(to !== undefined && { to: parseTime('to', to) }),
-      ...(value('cursor') !== undefined && { before: value('cursor') }),
+      ...(action !== undefined && { action }),
+      ...(actorKeyId !== undefined && { actorKeyId }),
+      ...(targetType !== undefined && { targetType }),
+      ...(targetId !== undefined && { targetId }),
+      ...queryWindow(query),
+      ...(cursor !== undefined && { before: cursor }),
     };
-    if (q.from && q.to && q.from >= q.to) {
-      throw new AppError('INVALID_PARAMETER', 'from must be before to', { field: 'from' });
-    }
     const { entries, hasMore } = await this.repo.list(q);
     return { entries, hasMore, nextCursor: hasMore ? entries[entries.length - 1]!.id : null };
   }

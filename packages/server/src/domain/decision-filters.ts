@@ -61,6 +61,28 @@ export function parseTime(field: string, value: string): string {
   return new Date(at).toISOString();
 }
 
+/**
+ * One query parameter, given at most once: undefined when absent; repeated (an array), empty or longer than 256
+ * characters is 422 INVALID_PARAMETER.
+ */
+export function queryParameter(query: Record<string, unknown>, field: string): string | undefined {
+  const value = query[field];
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string') throw invalid(field, `${field} must be given once`);
+  if (value === '' || value.length > 256) throw invalid(field, `${field} must be 1–256 characters`);
+  return value;
+}
+
+/** A query's `from` (inclusive) and `to` (exclusive), normalised; when both are given, from must be before to. */
+export function queryWindow(query: Record<string, unknown>): { from?: string; to?: string } {
+  const fromText = queryParameter(query, 'from');
+  const toText = queryParameter(query, 'to');
+  const from = fromText === undefined ? undefined : parseTime('from', fromText);
+  const to = toText === undefined ? undefined : parseTime('to', toText);
+  if (from && to && from >= to) throw invalid('from', 'from must be before to');
+  return { ...(from && { from }), ...(to && { to }) };
+}
+
 /** Rejects query parameters a route does not know: a misspelt filter must not silently list everything. */
 export function rejectUnknownParameters(query: Record<string, unknown>, known: readonly string[]): void {
   for (const key of Object.keys(query)) {
@@ -81,10 +103,8 @@ export function parseDecisionFilter(
   rejectUnknownParameters(query, options.paged === false ? FILTER_KEYS : [...PAGE_KEYS, ...FILTER_KEYS]);
   const filter: DecisionFilter = {};
   for (const key of FILTER_KEYS) {
-    const value = query[key];
+    const value = queryParameter(query, key);
     if (value === undefined) continue;
-    if (typeof value !== 'string') throw invalid(key, `${key} must be given once`);
-    if (value === '' || value.length > 256) throw invalid(key, `${key} must be 1–256 characters`);
     switch (key) {
       case 'action':
         filter.action = oneOf(key, value, ACTIONS);

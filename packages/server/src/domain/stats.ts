@@ -1,5 +1,5 @@
 import type { DecisionStatsRepository, StatsBucket } from '../storage/repositories/decision-stats.ts';
-import { parseTime, rejectUnknownParameters } from './decision-filters.ts';
+import { parseTime, queryParameter, rejectUnknownParameters } from './decision-filters.ts';
 import { AppError } from './errors.ts';
 import { type Principal, requireScope } from './principal.ts';
 
@@ -59,14 +59,7 @@ export class StatsService {
   async get(principal: Principal, query: StatsQuery) {
     requireScope(principal, 'decisions:read');
     rejectUnknownParameters(query as Record<string, unknown>, ['from', 'to', 'bucket']);
-    const one = (field: keyof StatsQuery): string | undefined => {
-      const value = query[field];
-      if (value === undefined) return undefined;
-      if (typeof value !== 'string' || value === '') {
-        throw new AppError('INVALID_PARAMETER', `${field} must be given once`, { field });
-      }
-      return value;
-    };
+    const one = (field: keyof StatsQuery) => queryParameter(query as Record<string, unknown>, field);
     const toText = one('to');
     const to = toText ? parseTime('to', toText) : new Date().toISOString();
     const fromText = one('from');

@@ -1,4 +1,4 @@
-import { parseTime, rejectUnknownParameters } from '../domain/decision-filters.ts';
+import { queryParameter, queryWindow, rejectUnknownParameters } from '../domain/decision-filters.ts';
 import { AppError } from '../domain/errors.ts';
 import type { PolicyService } from '../domain/policies/service.ts';
 import { type Principal, requireAnyScope } from '../domain/principal.ts';
@@ -39,39 +39,22 @@ export class QualityService {
   async report(principal: Principal, query: Record<string, unknown>) {
     requireAnyScope(principal, 'decisions:read', 'review');
     rejectUnknownParameters(query, ['policyId', 'from', 'to', 'targetPrecision']);
-    const one = (field: string): string | undefined => {
-      const v = query[field];
-      if (v === undefined) return undefined;
-      if (typeof v !== 'string' || v === '' || v.length > 256) {
-        throw new AppError('INVALID_PARAMETER', `${field} must be given once, 1–256 characters`, { field });
-      }
-      return v;
-    };
-    const policyId = one('policyId');
+    const policyId = queryParameter(query, 'policyId');
     if (policyId === undefined) {
       throw new AppError('MISSING_REQUIRED_FIELD', 'policyId is required: quality is measured per policy', {
         field: 'policyId',
       });
     }
     const policy = await this.policies.resolve(principal, policyId);
-    const fromText = one('from');
-    const toText = one('to');
-    const from = fromText === undefined ? undefined : parseTime('from', fromText);
-    const to = toText === undefined ? undefined : parseTime('to', toText);
-    if (from && to && from >= to) {
-      throw new AppError('INVALID_PARAMETER', 'from must be before to', { field: 'from' });
-    }
-    const targetText = one('targetPrecision');
+    const window = queryWindow(query);
+    const targetText = queryParameter(query, 'targetPrecision');
     const target = targetText === undefined ? DEFAULT_TARGET_PRECISION : Number(targetText);
-    if (!/^(0(\.\d+)?|1(\.0+)?)$/.test(targetText ?? '0.9') || !(target > 0 && target <= 1)) {
+    if (!/^(0(\.\d+)?|1(\.0+)?)$/.test(targetText ?? '0.9') || !(target > 0)) {
       throw new AppError('INVALID_PARAMETER', 'targetPrecision must be a number above 0 and at most 1', {
         field: 'targetPrecision',
       });
     }
-    const { decisions, truncated } = await this.repo.reviewed(principal.accountId, policy.policyId, {
-      ...(from && { from }),
-      ...(to && { to }),
-    });
+    const { decisions, truncated } = await this.repo.reviewed(principal.accountId, policy.policyId, window);
     const labels = decisions.flatMap(labelsOf);
     const thresholds = Object.fromEntries(
       Object.entries(policy.categories).map(([name, c]) => [name, c!.threshold]),
@@ -79,8 +62,8 @@ export class QualityService {
     return {
       policyId: policy.policyId,
       policyVersion: policy.version,
-      from: from ?? null,
-      to: to ?? null,
+      from: window.from ?? null,
+      to: window.to ?? null,
       targetPrecision: target,
       reviewedDecisions: decisions.length,
       truncated,

@@ -1,4 +1,4 @@
-import { parseTime, rejectUnknownParameters } from '../domain/decision-filters.ts';
+import { parseTime, queryParameter, rejectUnknownParameters } from '../domain/decision-filters.ts';
 import { AppError } from '../domain/errors.ts';
 import { type Principal, requireAnyScope } from '../domain/principal.ts';
 import type { Action } from '../domain/taxonomy.ts';
@@ -152,11 +152,8 @@ export class StatementService {
     requireAnyScope(principal, 'review', 'decisions:read');
     rejectUnknownParameters(query, ['from', 'to', 'all']);
     const time = (field: 'from' | 'to') => {
-      const value = query[field];
-      if (value === undefined) return null;
-      if (typeof value !== 'string')
-        throw new AppError('INVALID_PARAMETER', `${field} must be given once`, { field });
-      return parseTime(field, value);
+      const value = queryParameter(query, field);
+      return value === undefined ? null : parseTime(field, value);
     };
     const range = { from: time('from'), to: time('to') };
     if (query.all !== undefined && query.all !== 'true' && query.all !== 'false')

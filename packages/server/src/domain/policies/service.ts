@@ -121,7 +121,6 @@ export class PolicyService {
         policyId,
       });
     }
-    const previous = await this.policies.get(policyId);
     const result = await this.policies.save(
       { policyId, accountId: principal.accountId, yaml: input.yamlContent, ...parsed },
       { createOnly: options.createOnly, now: new Date().toISOString() },
@@ -137,7 +136,7 @@ export class PolicyService {
         principal,
         options.auditAction ?? (result.kind === 'created' ? 'policy.created' : 'policy.updated'),
         { type: 'policy', id: policyId, accountId: principal.accountId },
-        { before: previous && policyView(previous), after: policyView(result.policy) },
+        { before: result.previous && policyView(result.previous), after: policyView(result.policy) },
       );
     return {
       created: result.kind === 'created',

@@ -31,7 +31,8 @@ function toPolicy(row: PoliciesTable): Policy {
 }
 
 export type PolicySaveResult =
-  | { kind: 'created' | 'updated' | 'unchanged'; policy: Policy }
+  /** `previous`: the policy as it was before, read in the same transaction (null when created). */
+  | { kind: 'created' | 'updated' | 'unchanged'; policy: Policy; previous: Policy | null }
   | { kind: 'conflict' };
 
 /** One stored version of a policy (the `policy_versions` row). */
@@ -103,7 +104,8 @@ export class PolicyRepository {
       if (existing && (existing.account_id !== input.accountId || options.createOnly))
         return { kind: 'conflict' };
       // the same YAML again is not a new version (issue 18)
-      if (existing && existing.yaml === input.yaml) return { kind: 'unchanged', policy: toPolicy(existing) };
+      const previous = existing ? toPolicy(existing) : null;
+      if (previous && existing!.yaml === input.yaml) return { kind: 'unchanged', policy: previous, previous };
       // a deleted policy's versions stay (decisions keep theirs): an ID used again continues their numbering
       const last = existing
         ? null
@@ -156,6 +158,7 @@ export class PolicyRepository {
       return {
         kind: existing ? 'updated' : 'created',
         policy: toPolicy(values),
+        previous,
       };
     });
   }
