@@ -134,6 +134,30 @@ describe.skipIf(!hasChromium)('web console in Chromium', () => {
     await expect.poll(() => page.locator('.dry-run-result .badge').textContent()).toBe('block');
   });
 
+  it('keeps what a person typed into the filters while the page is still loading', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await page.route('**/v1/policies', async (route) => {
+      await gate;
+      await route.continue();
+    });
+    try {
+      await nav('Decisions').click();
+      await page.getByLabel('User ID').fill('typed-while-loading');
+      const answered = page.waitForResponse((r) => r.url().endsWith('/v1/policies'));
+      release();
+      await answered;
+      // the policy options have rendered: the page re-rendered after the typing
+      await page.getByRole('option', { name: 'default' }).first().waitFor({ state: 'attached' });
+      expect(await page.getByLabel('User ID').inputValue()).toBe('typed-while-loading');
+    } finally {
+      await page.unroute('**/v1/policies');
+    }
+    await nav('Overview').click();
+  });
+
   it('finds a decision by filter, shows its spans, scores and cURL, and replays it under another policy', async () => {
     const texts = ['what a lovely morning', 'I will kill you and your whole family', 'see you at lunch'];
     for (const [i, content] of texts.entries()) {

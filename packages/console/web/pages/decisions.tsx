@@ -38,6 +38,11 @@ const toLocal = (iso: string | undefined) => {
   return new Date(at.getTime() - at.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
 };
 
+/**
+ * The filter form is uncontrolled: its fields start from the URL's filters (the form is remounted when the URL
+ * changes) and are read with FormData on submit. A `value` prop would make Preact write the URL's value back into
+ * the field on every re-render, wiping what a person typed while the policies or decisions were still loading.
+ */
 function Select(props: {
   name: string;
   label: string;
@@ -49,10 +54,12 @@ function Select(props: {
   return (
     <label class="field">
       <span>{props.label}</span>
-      <select name={props.name} value={props.value ?? ''}>
-        <option value="">{props.all}</option>
+      <select name={props.name}>
+        <option value="" selected={!props.value}>
+          {props.all}
+        </option>
         {props.options.map((o) => (
-          <option key={o} value={o}>
+          <option key={o} value={o} selected={o === props.value}>
             {props.format ? props.format(o) : o}
           </option>
         ))}
@@ -104,7 +111,7 @@ export function DecisionsPage(props: { query: URLSearchParams }) {
           <input
             type="search"
             name="q"
-            value={filters.q ?? ''}
+            defaultValue={filters.q ?? ''}
             placeholder="every word, any language"
             maxLength={256}
           />
@@ -134,25 +141,31 @@ export function DecisionsPage(props: { query: URLSearchParams }) {
         />
         <label class="field wide-narrow">
           <span>From</span>
-          <input type="datetime-local" name="from" value={toLocal(filters.from)} />
+          <input type="datetime-local" name="from" defaultValue={toLocal(filters.from)} />
         </label>
         <label class="field wide-narrow">
           <span>To</span>
-          <input type="datetime-local" name="to" value={toLocal(filters.to)} />
+          <input type="datetime-local" name="to" defaultValue={toLocal(filters.to)} />
         </label>
         <label class="field wide-narrow">
           <span>User ID</span>
           <input
             type="text"
             name="userId"
-            value={filters.userId ?? ''}
+            defaultValue={filters.userId ?? ''}
             placeholder="metadata.userId"
             maxLength={256}
           />
         </label>
         <label class="field wide-narrow">
           <span>API key</span>
-          <input type="text" name="keyId" value={filters.keyId ?? ''} placeholder="key_…" maxLength={256} />
+          <input
+            type="text"
+            name="keyId"
+            defaultValue={filters.keyId ?? ''}
+            placeholder="key_…"
+            maxLength={256}
+          />
         </label>
         <div class="filter-actions">
           <button type="submit" class="button primary">
