@@ -35,9 +35,12 @@ categories:
   spam:
     threshold: 0.8
     action: warn
+reviewActions: [flag, block]
 `;
 
-async function seed(service: Service): Promise<{ decisionId: string; webhookId: string }> {
+async function seed(
+  service: Service,
+): Promise<{ decisionId: string; webhookId: string; appealedId: string }> {
   const key = service.t.adminKey;
   const ok = async (method: string, url: string, body?: unknown) => {
     const res = await service.call(method, url, key, body);
@@ -46,10 +49,17 @@ async function seed(service: Service): Promise<{ decisionId: string; webhookId: 
   };
   await ok('POST', '/v1/policies', { policyId: 'community', yamlContent: COMMUNITY });
   let decisionId = '';
+  let appealedId = '';
   for (const [content, policyId, userId] of TEXTS) {
     const result = await ok('POST', '/v1/check', { content, policyId, metadata: { userId } });
     if (content.startsWith('I will find you')) decisionId = result.decisionId;
+    if (content.startsWith('Shut up')) appealedId = result.decisionId;
   }
+  // the community policy queues its flags and blocks for review; a user appeals one of them
+  await ok('POST', `/v1/decisions/${appealedId}/appeals`, {
+    statement: 'I was replying to a spammer, not to a person.',
+    userId: 'user-42',
+  });
   await ok('POST', '/v1/keys', { name: 'production web app', scopes: ['check'] });
   await ok('POST', '/v1/keys', {
     name: 'moderation dashboard',
@@ -69,7 +79,7 @@ async function seed(service: Service): Promise<{ decisionId: string; webhookId: 
   service.receiver.responder = () => ({ status: 503 });
   await ok('POST', `/v1/webhooks/${webhook.id}/test`, { eventType: 'decision.blocked' });
   service.receiver.responder = () => ({ status: 200 });
-  return { decisionId, webhookId: webhook.id };
+  return { decisionId, webhookId: webhook.id, appealedId };
 }
 
 async function signIn(context: BrowserContext, base: string, key: string): Promise<Page> {
@@ -111,7 +121,7 @@ async function main() {
   const desktop = await launchBrowser({ width: 1280, height: 800 });
   const phone = await launchBrowser({ width: 390, height: 844 });
   try {
-    const { decisionId, webhookId } = await seed(service);
+    const { decisionId, webhookId, appealedId } = await seed(service);
     const { base } = service;
 
     const signInPage = await desktop.context.newPage();
@@ -134,6 +144,10 @@ async function main() {
     await shoot(page, base, `/decisions/${decisionId}`, 'decision', async (p) => {
       await p.locator('pre.code').waitFor();
     });
+    await shoot(page, base, '/review', 'review');
+    await shoot(page, base, `/review/${appealedId}`, 'review-decision', (p) =>
+      p.getByRole('heading', { name: 'Queue entry' }).waitFor(),
+    );
     await shoot(page, base, '/policies', 'policies');
     await shoot(page, base, '/policies/community', 'policy-editor', async (p) => {
       await p.locator('.dry-run-result').waitFor();
@@ -172,6 +186,7 @@ async function main() {
       const e = await signIn(empty.context, base, admin.body.key);
       await shoot(e, base, '', 'empty-overview');
       await shoot(e, base, '/decisions', 'empty-decisions');
+      await shoot(e, base, '/review', 'empty-review');
       await shoot(e, base, '/policies', 'empty-policies');
       await shoot(e, base, '/webhooks', 'empty-webhooks');
       await shoot(e, base, '/usage', 'empty-usage');
