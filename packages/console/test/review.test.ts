@@ -190,6 +190,37 @@ describe.skipIf(!hasChromium)('review in the web console', () => {
     await nav('Review').click();
     await page.getByText('Nothing to review').waitFor();
     expect((await admin('GET', '/v1/review/queue')).body.items).toEqual([]);
+  });
+
+  it('shows checks per API key on the Usage page, linked to their decisions', async () => {
+    const web = await admin('POST', '/v1/keys', { name: 'web app', scopes: ['check'] });
+    for (const content of ['first from the web app', 'second from the web app']) {
+      const res = await service.call('POST', '/v1/check', web.body.key, { content, policyId: 'default' });
+      expect(res.status).toBe(200);
+    }
+    await nav('Usage').click();
+    const table = page.getByRole('table', { name: 'By API key' });
+    const webRow = table.getByRole('row', { name: /web app/ });
+    await expect.poll(() => webRow.textContent()).toContain(`${web.body.prefix}…${web.body.last4}`);
+    const api = (await admin('GET', '/v1/usage/keys')).body;
+    const rowOf = (keyId: string) => api.keys.find((k: { keyId: string }) => k.keyId === keyId);
+    expect(rowOf(web.body.id).checks).toBe(2);
+    expect((await webRow.locator('td').last().textContent())?.trim()).toBe('2');
+    expect((await table.getByRole('row', { name: /bob/ }).locator('td').last().textContent())?.trim()).toBe(
+      '0',
+    );
+    // the admin key made the three checks of the review tests
+    const self = api.keys.find((k: { checks: number }) => k.checks === 3);
+    expect(self).toBeDefined();
+    expect(await page.locator('.card-head .small').textContent()).toContain(`${api.checks} checks`);
+
+    await webRow.getByRole('link', { name: '2' }).click();
+    await expect.poll(() => page.url()).toContain(`keyId=${web.body.id}`);
+    await expect.poll(() => page.locator('tbody tr').count()).toBe(2);
+    expect(await page.locator('tbody').textContent()).toContain('from the web app');
+  });
+
+  it('raised no page error', () => {
     expect(pageErrors).toEqual([]);
   });
 });

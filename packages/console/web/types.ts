@@ -1,6 +1,6 @@
 /** Shapes of the public API's answers, as the console reads them (see /openapi.json). */
 
-import type { components } from '@verdict/sdk';
+import type { components, paths } from '@verdict/sdk';
 
 export type Action = 'allow' | 'warn' | 'flag' | 'block';
 export const ACTIONS: Action[] = ['allow', 'warn', 'flag', 'block'];
@@ -223,3 +223,6 @@ export interface Usage {
   remaining: number | null;
   trialEndsAt: string | null;
 }
+
+/** As the SDK's generated OpenAPI types have it (a type-only import: nothing is bundled). */
+export type KeyUsage = paths['/v1/usage/keys']['get']['responses'][200]['content']['application/json'];
