@@ -82,6 +82,21 @@ async function seed(
   return { decisionId, webhookId: webhook.id, appealedId };
 }
 
+const QUEUED = [
+  'Stop posting here, you clown, nobody wants you around.',
+  'People like you should all be thrown out of this country.',
+  'I swear I will smash your face in if I see you again.',
+];
+
+async function seedReview(service: Service): Promise<void> {
+  const admin = service.t.adminKey;
+  for (const content of QUEUED) {
+    await service.call('POST', '/v1/check', admin, { content, policyId: 'community' });
+  }
+  const alice = await service.call('POST', '/v1/keys', admin, { name: 'alice', scopes: ['review'] });
+  await service.call('POST', '/v1/review/queue/claim', alice.body.key, { limit: 1, reason: 'action' });
+}
+
 async function signIn(context: BrowserContext, base: string, key: string): Promise<Page> {
   const page = await context.newPage();
   await page.goto(`${base}/dashboard`);
@@ -144,10 +159,6 @@ async function main() {
     await shoot(page, base, `/decisions/${decisionId}`, 'decision', async (p) => {
       await p.locator('pre.code').waitFor();
     });
-    await shoot(page, base, '/review', 'review');
-    await shoot(page, base, `/review/${appealedId}`, 'review-decision', (p) =>
-      p.getByRole('heading', { name: 'Queue entry' }).waitFor(),
-    );
     await shoot(page, base, '/policies', 'policies');
     await shoot(page, base, '/policies/community', 'policy-editor', async (p) => {
       await p.locator('.dry-run-result').waitFor();
@@ -170,6 +181,12 @@ async function main() {
     await shoot(page, base, '/webhooks', 'webhooks');
     await shoot(page, base, `/webhooks/${webhookId}`, 'webhook');
     await shoot(page, base, '/usage', 'usage');
+    // after the other pages, so that their data stays as it was: a fuller queue, one entry held by another reviewer
+    await seedReview(service);
+    await shoot(page, base, '/review', 'review');
+    await shoot(page, base, `/review/${appealedId}`, 'review-decision', (p) =>
+      p.getByRole('heading', { name: 'Queue entry' }).waitFor(),
+    );
 
     // A new account with nothing in it: the empty states
     const account = await service.call('POST', '/v1/accounts', service.t.adminKey, {
