@@ -165,6 +165,12 @@ describe.skipIf(!hasChromium)('review in the web console', () => {
     const reviewer = (await admin('GET', `/v1/decisions/${ids.threat}`)).body.review.reviewer;
     expect(text).toContain(reviewer.keyId);
     if (reviewer.name) expect(text).toContain(reviewer.name);
+    // the list shows the automated action and, once overturned, the one that applies
+    await nav('Decisions').click();
+    await expect
+      .poll(() => page.getByRole('row', { name: /kill you/ }).textContent())
+      .toContain('block → allow after human review');
+    expect(await page.getByRole('row', { name: /lovely morning/ }).textContent()).not.toContain('→');
   });
 
   it('confirms the next entry and empties the queue', async () => {

@@ -41,16 +41,22 @@ export function describeLease(item: QueueItem, keyId: string): string {
   return state === 'mine' ? `Claimed by you until ${until}` : `Claimed by another reviewer until ${until}`;
 }
 
+/** How many queue pages (of 100) are read to find the entry of one decision before giving up. */
+const MAX_PAGES = 10;
+
 /**
- * The pending queue entry of one decision, if any. The queue has no look-up by decision, so its pages are read,
- * narrowed by the decision's policy, action and content type (what an entry records), until the entry shows up.
+ * The pending queue entry of one decision: the entry, null when the decision is not queued, or 'unknown' when the
+ * queue is too long to tell. The queue has no look-up by decision, so its pages are read, narrowed by the
+ * decision's policy, action and content type (what an entry records), until the entry shows up.
  */
-export async function findQueueItem(
-  decision: { decisionId: string; policyId: string; action: string; contentType: string },
-  maxPages = 10,
-): Promise<QueueItem | null> {
+export async function findQueueItem(decision: {
+  decisionId: string;
+  policyId: string;
+  action: string;
+  contentType: string;
+}): Promise<QueueItem | null | 'unknown'> {
   const limit = 100;
-  for (let page = 0; page < maxPages; page++) {
+  for (let page = 0; page < MAX_PAGES; page++) {
     const answer = await api.get<QueuePage>('/v1/review/queue', {
       policyId: decision.policyId,
       action: decision.action,
@@ -62,5 +68,5 @@ export async function findQueueItem(
     if (found) return found;
     if (!answer.hasMore) return null;
   }
-  return null;
+  return 'unknown';
 }

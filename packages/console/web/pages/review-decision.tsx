@@ -17,12 +17,13 @@ import { ACTIONS, type Action, type Appeal, type Decision, type QueueItem } from
 
 /** Where the decision stands in the queue: why it is there, who holds it, and the user's appeal if any. */
 function QueueCard(props: {
-  item: QueueItem | null;
+  item: QueueItem | null | 'unknown';
   appeal: Appeal | undefined;
   currentKeyId: string;
   onRelease: () => void;
 }) {
-  const { item, appeal } = props;
+  const { appeal } = props;
+  const item = props.item === 'unknown' ? null : props.item;
   const state = item ? leaseState(item, props.currentKeyId) : 'available';
   return (
     <section class="card" aria-labelledby="queue-entry">
@@ -38,6 +39,11 @@ function QueueCard(props: {
         <p>
           Queued {formatTime(item.createdAt)} because {REASON_EXPLAINED[item.reason]}.{' '}
           <strong>{describeLease(item, props.currentKeyId)}.</strong>
+        </p>
+      ) : props.item === 'unknown' ? (
+        <p class="muted">
+          The queue holds too many entries of this policy and action to look this one up here; the Review page
+          lists it with its lease.
         </p>
       ) : (
         <p class="muted">
@@ -195,7 +201,9 @@ export function ReviewDecisionPage(props: { decisionId: string; currentKeyId: st
   const release = () => {
     setNotice(null);
     setFailure(null);
-    api.post(`/v1/review/queue/${encodeURIComponent(entry.data!.itemId)}/release`).then(
+    const item = entry.data;
+    if (!item || item === 'unknown') return;
+    api.post(`/v1/review/queue/${encodeURIComponent(item.itemId)}/release`).then(
       () => {
         setNotice('Entry released: it is back in the queue for anyone to claim.');
         entry.reload();
