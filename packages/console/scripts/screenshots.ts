@@ -35,9 +35,12 @@ categories:
   spam:
     threshold: 0.8
     action: warn
+reviewActions: [flag, block]
 `;
 
-async function seed(service: Service): Promise<{ decisionId: string; webhookId: string }> {
+async function seed(
+  service: Service,
+): Promise<{ decisionId: string; webhookId: string; appealedId: string }> {
   const key = service.t.adminKey;
   const ok = async (method: string, url: string, body?: unknown) => {
     const res = await service.call(method, url, key, body);
@@ -46,10 +49,17 @@ async function seed(service: Service): Promise<{ decisionId: string; webhookId: 
   };
   await ok('POST', '/v1/policies', { policyId: 'community', yamlContent: COMMUNITY });
   let decisionId = '';
+  let appealedId = '';
   for (const [content, policyId, userId] of TEXTS) {
     const result = await ok('POST', '/v1/check', { content, policyId, metadata: { userId } });
     if (content.startsWith('I will find you')) decisionId = result.decisionId;
+    if (content.startsWith('Shut up')) appealedId = result.decisionId;
   }
+  // the community policy queues its flags and blocks for review; a user appeals one of them
+  await ok('POST', `/v1/decisions/${appealedId}/appeals`, {
+    statement: 'I was replying to a spammer, not to a person.',
+    userId: 'user-42',
+  });
   await ok('POST', '/v1/keys', { name: 'production web app', scopes: ['check'] });
   await ok('POST', '/v1/keys', {
     name: 'moderation dashboard',
@@ -69,7 +79,22 @@ async function seed(service: Service): Promise<{ decisionId: string; webhookId: 
   service.receiver.responder = () => ({ status: 503 });
   await ok('POST', `/v1/webhooks/${webhook.id}/test`, { eventType: 'decision.blocked' });
   service.receiver.responder = () => ({ status: 200 });
-  return { decisionId, webhookId: webhook.id };
+  return { decisionId, webhookId: webhook.id, appealedId };
+}
+
+const QUEUED = [
+  'Stop posting here, you clown, nobody wants you around.',
+  'People like you should all be thrown out of this country.',
+  'I swear I will smash your face in if I see you again.',
+];
+
+async function seedReview(service: Service): Promise<void> {
+  const admin = service.t.adminKey;
+  for (const content of QUEUED) {
+    await service.call('POST', '/v1/check', admin, { content, policyId: 'community' });
+  }
+  const alice = await service.call('POST', '/v1/keys', admin, { name: 'alice', scopes: ['review'] });
+  await service.call('POST', '/v1/review/queue/claim', alice.body.key, { limit: 1, reason: 'action' });
 }
 
 async function signIn(context: BrowserContext, base: string, key: string): Promise<Page> {
@@ -111,7 +136,7 @@ async function main() {
   const desktop = await launchBrowser({ width: 1280, height: 800 });
   const phone = await launchBrowser({ width: 390, height: 844 });
   try {
-    const { decisionId, webhookId } = await seed(service);
+    const { decisionId, webhookId, appealedId } = await seed(service);
     const { base } = service;
 
     const signInPage = await desktop.context.newPage();
@@ -156,6 +181,12 @@ async function main() {
     await shoot(page, base, '/webhooks', 'webhooks');
     await shoot(page, base, `/webhooks/${webhookId}`, 'webhook');
     await shoot(page, base, '/usage', 'usage');
+    // after the other pages, so that their data stays as it was: a fuller queue, one entry held by another reviewer
+    await seedReview(service);
+    await shoot(page, base, '/review', 'review');
+    await shoot(page, base, `/review/${appealedId}`, 'review-decision', (p) =>
+      p.getByRole('heading', { name: 'Queue entry' }).waitFor(),
+    );
 
     // A new account with nothing in it: the empty states
     const account = await service.call('POST', '/v1/accounts', service.t.adminKey, {
@@ -172,6 +203,7 @@ async function main() {
       const e = await signIn(empty.context, base, admin.body.key);
       await shoot(e, base, '', 'empty-overview');
       await shoot(e, base, '/decisions', 'empty-decisions');
+      await shoot(e, base, '/review', 'empty-review');
       await shoot(e, base, '/policies', 'empty-policies');
       await shoot(e, base, '/webhooks', 'empty-webhooks');
       await shoot(e, base, '/usage', 'empty-usage');

@@ -8,6 +8,8 @@ import { KeysPage } from './pages/keys.tsx';
 import { OverviewPage } from './pages/overview.tsx';
 import { PoliciesPage } from './pages/policies.tsx';
 import { PolicyEditorPage } from './pages/policy-editor.tsx';
+import { ReviewPage } from './pages/review.tsx';
+import { ReviewDecisionPage } from './pages/review-decision.tsx';
 import { SignInPage } from './pages/sign-in.tsx';
 import { UsagePage } from './pages/usage.tsx';
 import { WebhookPage } from './pages/webhook.tsx';
@@ -19,6 +21,7 @@ import type { Session } from './types.ts';
 const NAV = [
   { to: '/', label: 'Overview', section: '' },
   { to: '/decisions', label: 'Decisions', section: 'decisions' },
+  { to: '/review', label: 'Review', section: 'review' },
   { to: '/policies', label: 'Policies', section: 'policies' },
   { to: '/keys', label: 'Keys', section: 'keys' },
   { to: '/webhooks', label: 'Webhooks', section: 'webhooks' },
@@ -33,6 +36,12 @@ function Page(props: { route: Route; session: Session }) {
       return <OverviewPage />;
     case 'decisions':
       return param ? <DecisionPage decisionId={param} /> : <DecisionsPage query={props.route.query} />;
+    case 'review':
+      return param ? (
+        <ReviewDecisionPage key={param} decisionId={param} currentKeyId={props.session.keyId} />
+      ) : (
+        <ReviewPage currentKeyId={props.session.keyId} />
+      );
     case 'policies':
       return param ? <PolicyEditorPage policyId={param === 'new' ? null : param} /> : <PoliciesPage />;
     case 'keys':

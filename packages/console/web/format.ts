@@ -1,5 +1,6 @@
 const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 const date = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
+const clock = new Intl.DateTimeFormat(undefined, { timeStyle: 'short' });
 
 export function formatTime(iso: string | null | undefined): string {
   if (!iso) return '—';
@@ -11,6 +12,13 @@ export function formatDate(iso: string | null | undefined): string {
   if (!iso) return '—';
   const at = new Date(iso);
   return Number.isNaN(at.getTime()) ? iso : date.format(at);
+}
+
+/** A time of day, for moments within the hour (a review lease). */
+export function formatClock(iso: string | null | undefined): string {
+  if (!iso) return '—';
+  const at = new Date(iso);
+  return Number.isNaN(at.getTime()) ? iso : clock.format(at);
 }
 
 export function percent(value: number | null | undefined, digits = 1): string {

@@ -1,6 +1,6 @@
 /** Shapes of the public API's answers, as the console reads them (see /openapi.json). */
 
-import type { components } from '@verdict/sdk';
+import type { components, paths } from '@verdict/sdk';
 
 export type Action = 'allow' | 'warn' | 'flag' | 'block';
 export const ACTIONS: Action[] = ['allow', 'warn', 'flag', 'block'];
@@ -74,8 +74,58 @@ export interface Decision {
   metadata: Record<string, unknown> | null;
   timestamp: string;
   replayOf: string | null;
+  /** The action that applies: the latest human review's, else `action` (the automated one). */
+  effectiveAction?: Action;
+  review?: HumanReview | null;
   results?: MultimodalResult[] | FrameResult[];
   media?: { ref?: string; url?: string; sha256?: string }[];
+}
+
+export interface HumanReview {
+  reviewId: string;
+  outcome: 'confirm' | 'overturn';
+  action: Action;
+  previousAction: Action;
+  categories: string[];
+  note: string | null;
+  reviewer: { keyId: string; name: string | null };
+  direct: boolean;
+  appealId: string | null;
+  reviewedAt: string;
+}
+
+export type QueueReason = 'category' | 'action' | 'sample' | 'appeal';
+
+export interface QueueItem {
+  itemId: string;
+  decisionId: string;
+  reason: QueueReason;
+  priority: number;
+  policyId: string;
+  action: Action;
+  contentType: string;
+  appealId: string | null;
+  lease: { keyId: string; expiresAt: string } | null;
+  createdAt: string;
+  decision?: Decision;
+}
+
+export interface QueuePage {
+  items: QueueItem[];
+  limit: number;
+  offset: number;
+  hasMore: boolean;
+}
+
+export interface Appeal {
+  appealId: string;
+  decisionId: string;
+  status: 'open' | 'upheld' | 'overturned';
+  statement: string;
+  userId: string | null;
+  reviewId: string | null;
+  createdAt: string;
+  resolvedAt: string | null;
 }
 
 export interface Evidence {
@@ -173,3 +223,6 @@ export interface Usage {
   remaining: number | null;
   trialEndsAt: string | null;
 }
+
+/** As the SDK's generated OpenAPI types have it (a type-only import: nothing is bundled). */
+export type KeyUsage = paths['/v1/usage/keys']['get']['responses'][200]['content']['application/json'];

@@ -175,6 +175,8 @@ export type AuditListParams = QueryParams<'/v1/audit', 'get'>;
 export type AuditList = ResponseBody<'/v1/audit', 'get'>;
 export type AuditEntry = AuditList['entries'][number];
 export type Usage = ResponseBody<'/v1/usage', 'get'>;
+export type KeyUsageParams = QueryParams<'/v1/usage/keys', 'get'>;
+export type KeyUsage = ResponseBody<'/v1/usage/keys', 'get'>;
 export type ProviderList = ResponseBody<'/v1/providers', 'get'>;
 
 // Human review, appeals, statements of reasons (issue 18)

@@ -245,6 +245,10 @@ describe('Verdict SDK against a real server', () => {
     const usage = await client.usage.get();
     expect(usage.accountId).toBe(accountId);
     expect(usage.evaluations).toBeGreaterThan(0);
+    const perKey = await new Verdict({ apiKey: owner.key!, baseUrl: server.url }).usage.byKey();
+    expect(perKey.accountId).toBe(accountId);
+    expect(perKey.checks).toBeGreaterThan(0);
+    expect(perKey.keys.map((k) => k.keyId)).toContain(owner.id);
 
     const limited = await admin.keys.create({ name: 'read-only', accountId, scopes: ['decisions:read'] });
     const readOnly = new Verdict({ apiKey: limited.key!, baseUrl: server.url });

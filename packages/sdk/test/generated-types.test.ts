@@ -98,6 +98,7 @@ describe('SDK types follow the server schemas', () => {
       v.accounts.update(id, { name: 'a' }),
       v.account.get(),
       v.usage.get(),
+      v.usage.byKey(),
       v.banks.create({ name: 'b' }),
       v.banks.list(),
       v.banks.get(id),
@@ -179,6 +180,7 @@ describe('SDK types follow the server schemas', () => {
     expectTypeOf(v.accounts.create).parameter(0).toEqualTypeOf<Body<'/v1/accounts', 'post'>>();
     expectTypeOf(v.account.get).returns.resolves.toEqualTypeOf<Schemas['Account']>();
     expectTypeOf(v.usage.get).returns.resolves.toEqualTypeOf<Ok<'/v1/usage', 'get'>>();
+    expectTypeOf(v.usage.byKey).returns.resolves.toEqualTypeOf<Ok<'/v1/usage/keys', 'get'>>();
     // Pages iterate decisions.
     expectTypeOf<ReturnType<typeof v.decisions.list>>().toMatchTypeOf<AsyncIterable<Decision>>();
   });

@@ -16,6 +16,7 @@ import { DecisionService, DecisionStore } from './domain/decisions.ts';
 import { EvaluatorRegistry, TextEvaluator } from './domain/evaluators.ts';
 import { ImageEvaluator } from './domain/image-evaluator.ts';
 import { KeyCache } from './domain/key-cache.ts';
+import { KeyUsageService } from './domain/key-usage.ts';
 import { KeyService } from './domain/keys.ts';
 import { MultimodalService } from './domain/multimodal.ts';
 import { PolicyLifecycle } from './domain/policies/lifecycle.ts';
@@ -50,6 +51,7 @@ import { BankRepository } from './storage/repositories/banks.ts';
 import { ConsoleSessionRepository } from './storage/repositories/console-sessions.ts';
 import { DecisionStatsRepository } from './storage/repositories/decision-stats.ts';
 import { IdempotencyRepository } from './storage/repositories/idempotency.ts';
+import { KeyUsageRepository } from './storage/repositories/key-usage.ts';
 import { ListRepository } from './storage/repositories/lists.ts';
 import { PolicyRepository } from './storage/repositories/policies.ts';
 import { UsageRepository } from './storage/repositories/usage.ts';
@@ -91,6 +93,8 @@ export interface AppContext extends EventsContext {
   decisionStore: DecisionStore;
   checks: CheckService;
   usage: UsageService;
+  /** Decisions per API key in a month (GET /v1/usage/keys). */
+  keyUsage: KeyUsageService;
   rateLimiter: RateLimiter;
   multimodal: MultimodalService;
   /** Asynchronous video checks, their progress, results and evidence. */
@@ -305,6 +309,7 @@ export async function createContext(
     decisionStore,
     checks,
     usage,
+    keyUsage: new KeyUsageService(new KeyUsageRepository(db)),
     rateLimiter,
     multimodal: new MultimodalService(policies, evaluators, decisionStore, checks, usage),
     imageModel,

@@ -1,4 +1,4 @@
-import { useMemo, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import {
   ActionBadge,
@@ -10,73 +10,9 @@ import {
   PageHeader,
   useLoad,
 } from '../components.tsx';
-import { formatTime, label, ms } from '../format.ts';
-import { HighlightedText } from '../highlights.tsx';
+import { DecisionBody, DecisionFacts, ReviewSummary } from '../decision-view.tsx';
 import { ScoreTable } from '../scores.tsx';
-import type { Decision, FrameResult, MultimodalResult, Policy } from '../types.ts';
-
-/** Evidence frames are served by the service itself; anything on another origin is linked, never embedded. */
-function sameOrigin(url: string): boolean {
-  try {
-    return new URL(url, location.href).origin === location.origin;
-  } catch {
-    return false;
-  }
-}
-
-/** A video decision's results are its frames; a multi-modal decision's are its items. */
-function isFrames(results: unknown[]): results is FrameResult[] {
-  return typeof (results[0] as { frameNumber?: unknown })?.frameNumber === 'number';
-}
-
-function Frames(props: { frames: FrameResult[] }) {
-  const flagged = props.frames.filter((f) => f.flagged);
-  if (flagged.length === 0)
-    return <p class="muted">No frame triggered ({props.frames.length} frames judged).</p>;
-  return (
-    <ul class="frames">
-      {flagged.map((f) => (
-        <li key={f.frameNumber} class="frame">
-          {f.evidence && sameOrigin(f.evidence.url) ? (
-            <img
-              src={f.evidence.url}
-              alt={`Frame ${f.frameNumber} at ${f.timestamp.toFixed(1)} s`}
-              loading="lazy"
-            />
-          ) : f.evidence ? (
-            <a href={f.evidence.url} rel="noreferrer">
-              Evidence frame
-            </a>
-          ) : null}
-          <span>
-            Frame {f.frameNumber} · {f.timestamp.toFixed(1)} s ·{' '}
-            {f.categories
-              .filter((c) => c.triggered)
-              .map((c) => label(c.category))
-              .join(', ')}
-          </span>
-        </li>
-      ))}
-    </ul>
-  );
-}
-
-function Items(props: { results: MultimodalResult[] }) {
-  return (
-    <div class="items">
-      {props.results.map((r, i) => (
-        <div key={i} class="item">
-          <h3>
-            {label(r.contentType)} {r.contentRef && <code class="small">{r.contentRef}</code>}{' '}
-            <ActionBadge action={r.action} />
-          </h3>
-          <ScoreTable categories={r.categories} />
-          {(r.frames ?? r.results) && <Frames frames={(r.frames ?? r.results)!} />}
-        </div>
-      ))}
-    </div>
-  );
-}
+import type { Decision, Policy } from '../types.ts';
 
 function Replay(props: { decision: Decision }) {
   const policies = useLoad(() => api.get<{ policies: Policy[] }>('/v1/policies'), []);
@@ -142,14 +78,8 @@ export function DecisionPage(props: { decisionId: string }) {
   const id = encodeURIComponent(props.decisionId);
   const { data: d, error, reload } = useLoad(() => api.get<Decision>(`/v1/decisions/${id}`), [id]);
   const curl = useLoad(() => api.get<{ curl: string }>(`/v1/decisions/${id}/curl`), [id]);
-  const [only, setOnly] = useState<string | null>(null);
-  const colors = useMemo(
-    () => new Map((d?.categories ?? []).map((c, i) => [c.category, i % 6] as const)),
-    [d],
-  );
   if (error) return <ErrorMessage error={error} retry={reload} />;
   if (!d) return <Loading />;
-  const highlighted = d.categories.filter((c) => (c.highlights?.length ?? 0) > 0);
   return (
     <section>
       <p class="crumbs">
@@ -158,109 +88,18 @@ export function DecisionPage(props: { decisionId: string }) {
       <PageHeader
         title="Decision"
         description={<code>{d.decisionId}</code>}
-        actions={<ActionBadge action={d.action} />}
+        actions={
+          <>
+            <ActionBadge action={d.effectiveAction ?? d.action} />
+            <Link to={`/review/${id}`} class="button small">
+              {d.review ? 'Review again' : 'Review'}
+            </Link>
+          </>
+        }
       />
-      <dl class="facts card">
-        <div>
-          <dt>Time</dt>
-          <dd>{formatTime(d.timestamp)}</dd>
-        </div>
-        <div>
-          <dt>Policy</dt>
-          <dd>
-            {d.policyId} v{d.policyVersion}
-          </dd>
-        </div>
-        <div>
-          <dt>Result</dt>
-          <dd>{d.safe ? 'Safe' : d.flagged ? 'Flagged' : 'Not safe'}</dd>
-        </div>
-        <div>
-          <dt>Content type</dt>
-          <dd>{d.contentType}</dd>
-        </div>
-        <div>
-          <dt>Language</dt>
-          <dd>{d.language ?? '—'}</dd>
-        </div>
-        <div>
-          <dt>Latency</dt>
-          <dd>{ms(d.latency)}</dd>
-        </div>
-        <div>
-          <dt>Provider</dt>
-          <dd>{d.provider}</dd>
-        </div>
-        {d.metadata?.userId !== undefined && (
-          <div>
-            <dt>User ID</dt>
-            <dd>{String(d.metadata.userId)}</dd>
-          </div>
-        )}
-        {d.replayOf && (
-          <div>
-            <dt>Replay of</dt>
-            <dd>
-              <Link to={`/decisions/${encodeURIComponent(d.replayOf)}`}>{d.replayOf}</Link>
-            </dd>
-          </div>
-        )}
-      </dl>
-      <div class="card">
-        <div class="card-head">
-          <h2>Content</h2>
-          {highlighted.length > 0 && (
-            <fieldset class="segmented">
-              <legend class="sr-only">Highlight spans of</legend>
-              <button
-                type="button"
-                class="segment"
-                aria-pressed={only === null}
-                onClick={() => setOnly(null)}
-              >
-                All categories
-              </button>
-              {highlighted.map((c) => (
-                <button
-                  key={c.category}
-                  type="button"
-                  class={`segment hl-key-${colors.get(c.category)}`}
-                  aria-pressed={only === c.category}
-                  onClick={() => setOnly(c.category)}
-                >
-                  {label(c.category)}
-                </button>
-              ))}
-            </fieldset>
-          )}
-        </div>
-        {d.contentType === 'text' ? (
-          <HighlightedText content={d.content} categories={d.categories} only={only} colors={colors} />
-        ) : (
-          <p class="content-text">
-            <code>{d.content}</code>
-          </p>
-        )}
-      </div>
-      <div class="card">
-        <h2>Scores against thresholds</h2>
-        <ScoreTable categories={d.categories} />
-      </div>
-      {d.results && d.results.length > 0 && (
-        <div class="card">
-          {isFrames(d.results) ? (
-            <>
-              <h2>Video frames</h2>
-              <Frames frames={d.results} />
-            </>
-          ) : (
-            <>
-              <h2>Items</h2>
-              <Items results={d.results} />
-            </>
-          )}
-        </div>
-      )}
+      <DecisionFacts decision={d} />
+      {d.review && <ReviewSummary review={d.review} />}
+      <DecisionBody decision={d} />
       <div class="card">
         <div class="card-head">
           <h2>cURL</h2>

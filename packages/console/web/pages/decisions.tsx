@@ -221,8 +221,15 @@ export function DecisionsPage(props: { query: URLSearchParams }) {
                       {formatTime(d.timestamp)}
                     </Link>
                   </td>
-                  <td>
+                  <td class="nowrap">
                     <ActionBadge action={d.action} />
+                    {d.review && d.effectiveAction !== d.action && (
+                      <>
+                        {' → '}
+                        <ActionBadge action={d.effectiveAction!} />
+                        <span class="sr-only"> after human review</span>
+                      </>
+                    )}
                   </td>
                   <td class="content-cell">{truncate(d.content, 90)}</td>
                   <td class="hide-narrow">{d.contentType}</td>

@@ -3,6 +3,7 @@ import { api } from '../api.ts';
 import { ErrorMessage, Loading, PageHeader, useLoad } from '../components.tsx';
 import { count, formatDate, percent } from '../format.ts';
 import type { Usage } from '../types.ts';
+import { KeyUsageCard } from './usage-keys.tsx';
 
 function months(): string[] {
   const now = new Date();
@@ -92,12 +93,10 @@ export function UsagePage() {
                 </tr>
               </tbody>
             </table>
-            <p class="muted small">
-              Usage is counted per account; the service does not break it down per key.
-            </p>
           </div>
         </div>
       )}
+      <KeyUsageCard month={month} />
     </section>
   );
 }

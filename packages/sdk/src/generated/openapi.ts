@@ -3130,6 +3130,108 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/usage/keys': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Checks per API key in a month (default: the current one), counted from stored decisions (admin)
+     * @description A decision counts one check whatever it held (a batch item, an image, a whole video each count one). Decisions deleted by retention and evaluations that store no decision (the compatibility endpoints) are not counted; `GET /v1/usage` is the quota counter.
+     */
+    get: {
+      parameters: {
+        query?: {
+          month?: string;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              accountId: string;
+              /** @description YYYY-MM (UTC) */
+              month: string;
+              /** @description Stored decisions of the account in the month */
+              checks: number;
+              /** @description Every key of the account, most checks first */
+              keys: {
+                keyId: string;
+                /** @description null: not one of this account’s keys */
+                name: string | null;
+                prefix: string | null;
+                last4: string | null;
+                revoked: boolean;
+                /** @description Decisions made with the key in the month */
+                checks: number;
+                byContentType: {
+                  text: number;
+                  image: number;
+                  video: number;
+                  multimodal: number;
+                };
+              }[];
+              /** @description Decisions stored before decisions recorded their key */
+              unattributed: number;
+            };
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error has this shape (decisions §9). */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/audit': {
     parameters: {
       query?: never;

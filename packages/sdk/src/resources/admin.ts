@@ -11,6 +11,8 @@ import type {
   KeyListParams,
   KeyRevoked,
   KeyUpdateParams,
+  KeyUsage,
+  KeyUsageParams,
   ProviderList,
   Usage,
   UsageParams,
@@ -82,6 +84,11 @@ export class UsageResource {
   /** Evaluations in a month (`YYYY-MM`, default the current one). */
   get(params: UsageParams = {}, options?: RequestOptions): Promise<Usage> {
     return this.client.call('get', '/v1/usage', { query: params }, options);
+  }
+
+  /** Checks (stored decisions) per API key in a month, every key of the account listed (admin). */
+  byKey(params: KeyUsageParams = {}, options?: RequestOptions): Promise<KeyUsage> {
+    return this.client.call('get', '/v1/usage/keys', { query: params }, options);
   }
 }
 

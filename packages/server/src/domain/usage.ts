@@ -48,6 +48,15 @@ export function unitsOfDecision(d: DecisionRecord): UsageUnits {
 
 export const monthOf = (date: Date) => date.toISOString().slice(0, 7);
 
+/** A `month` query parameter: `YYYY-MM`, the current UTC month when absent, else 422 INVALID_PARAMETER. */
+export function parseMonth(month: unknown, now = new Date()): string {
+  if (month === undefined) return monthOf(now);
+  if (typeof month !== 'string' || !/^\d{4}-(0[1-9]|1[0-2])$/.test(month)) {
+    throw new AppError('INVALID_PARAMETER', 'month must look like YYYY-MM', { field: 'month' });
+  }
+  return month;
+}
+
 /** Units already counted by a reservation; they must not be counted again when the decision is stored. */
 const RESERVED = Symbol('usageReserved');
 type Reservable = DecisionRecord & { [RESERVED]?: true };
@@ -162,13 +171,7 @@ export class UsageService {
   }
 
   async get(principal: Principal, month?: unknown) {
-    let m = monthOf(new Date());
-    if (month !== undefined) {
-      if (typeof month !== 'string' || !/^\d{4}-(0[1-9]|1[0-2])$/.test(month)) {
-        throw new AppError('INVALID_PARAMETER', 'month must look like YYYY-MM', { field: 'month' });
-      }
-      m = month;
-    }
+    const m = parseMonth(month);
     const row = await this.repo.get(principal.accountId, m);
     const quota = principal.account.monthlyQuota;
     return {
