@@ -103,6 +103,7 @@ export class RetentionPurger {
             replay_data: redacted.replay_data,
             results: redacted.results,
             ocr: redacted.ocr,
+            media: redacted.media,
           })
           .where('id', '=', row.id)
           .execute();

@@ -24,10 +24,23 @@ export function withoutContent(d: DecisionRecord): DecisionRecord {
   const copy = structuredClone(d);
   copy.content = '';
   const body = copy.request.body as Record<string, unknown> | undefined;
-  if (body && typeof body === 'object' && 'content' in body) body.content = '';
+  if (body && typeof body === 'object') {
+    // the submitted content under each route's name for it: checks and batch items, multi-modal items, videos
+    for (const field of CONTENT_FIELDS) {
+      if (typeof body[field] === 'string') body[field] = '';
+      else if (Array.isArray(body[field])) body[field] = [];
+    }
+  }
+  // an image's or a video's content is its URL (or the SHA-256 of its bytes); fingerprints and scores stay
+  for (const media of copy.media ?? []) media.ref = '';
+  for (const item of (copy.results ?? []) as Array<Record<string, unknown>>) {
+    if (item && typeof item === 'object' && typeof item.contentRef === 'string') item.contentRef = '';
+  }
   emptyHighlightText(copy.categories);
   emptyHighlightText(copy.results);
   emptyHighlightText(copy.replayData);
   emptyHighlightText(copy.ocr, true);
   return copy;
 }
+
+const CONTENT_FIELDS = ['content', 'text', 'images', 'video', 'videoUrl'] as const;
