@@ -110,6 +110,11 @@ describe.each(backends)('async batch job states on $name', (backend) => {
       provider.failing = 1; // the first item evaluated fails its chunk, so the whole first attempt
       work(app);
       const batchId = await submit(app, 12);
+      // between the failed attempt and its retry (2 s later) the batch is reported processing, nothing decided
+      const deadline = Date.now() + 10_000;
+      while (provider.calls === 0 && Date.now() < deadline) await sleep(10);
+      await sleep(300);
+      expect(await poll(app, batchId)).toMatchObject({ status: 'processing', processedItems: 0 });
       const batch = await settled(app, batchId, 20_000);
       expect(batch).toMatchObject({ status: 'completed', processedItems: 12, totalItems: 12 });
       expect(batch.items).toHaveLength(12);
