@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createContext } from '../src/context.ts';
 import { RedisQueue } from '../src/jobs/redis-queue.ts';
 import { type RunningWorker, startWorker } from '../src/jobs/worker.ts';
 import type { ProviderInput, ProviderResult } from '../src/providers/provider.ts';
-import { createTestApp, type TestApp } from './helpers/app.ts';
+import { ADMIN_KEY, createTestApp, type TestApp } from './helpers/app.ts';
 import { type Engine, TEST_DATABASE_URL, TEST_REDIS_URL } from './helpers/databases.ts';
 import { KeywordProvider } from './helpers/keyword-provider.ts';
 
@@ -174,4 +175,57 @@ describe.each(backends)('async batch job states on $name', (backend) => {
       60_000,
     );
   });
+});
+
+describe.skipIf(!TEST_REDIS_URL)('async batches while the queue’s Redis is unreachable', () => {
+  it('are answered 202 at once (not held until Redis is back), then completed by a worker once it is', async () => {
+    const down = new RedisQueue({ url: 'redis://127.0.0.1:1', prefix: 'verdict-test-down', leaseMs: 2000 });
+    const t = await createTestApp({
+      overrides: { queue: down, textProvider: new KeywordProvider() },
+      config: { allowPrivateUrls: true, jobLeaseMs: 500 },
+    });
+    const prefix = `verdict-test-${randomBytes(6).toString('hex')}`;
+    const up = new RedisQueue({ url: TEST_REDIS_URL!, prefix, leaseMs: 2000 });
+    let later: Awaited<ReturnType<typeof createContext>> | null = null;
+    let worker: RunningWorker | null = null;
+    try {
+      const started = Date.now();
+      const res = await t.request('POST', '/v1/batch/check/async', {
+        body: {
+          policyId: 'default',
+          webhookUrl: 'https://127.0.0.1:9/batch',
+          items: [
+            { id: 'a', content: 'first text' },
+            { id: 'b', content: 'second text' },
+          ],
+        },
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(202);
+      expect(Date.now() - started).toBeLessThan(15_000); // the enqueue gives up after 5 s
+      const { batchId } = res.body;
+      expect((await t.request('GET', `/v1/batch/${batchId}`)).body.status).toBe('processing');
+      // Redis is back: a worker on it (the same database) finds the batch with no job and enqueues it
+      later = await createContext(
+        t.config,
+        { bootstrapKey: ADMIN_KEY },
+        {
+          queue: up,
+          textProvider: new KeywordProvider(),
+        },
+      );
+      worker = startWorker(later, { pollMs: 50 });
+      const deadline = Date.now() + 15_000;
+      let batch = (await t.request('GET', `/v1/batch/${batchId}`)).body;
+      while (batch.status === 'processing' && Date.now() < deadline) {
+        await sleep(100);
+        batch = (await t.request('GET', `/v1/batch/${batchId}`)).body;
+      }
+      expect(batch).toMatchObject({ status: 'completed', processedItems: 2 });
+    } finally {
+      await worker?.stop({ timeoutMs: 1000 });
+      await up.obliterate().catch(() => {});
+      await later?.close();
+      await t.close();
+    }
+  }, 60_000);
 });

@@ -17,6 +17,7 @@ import {
 
 const PING_TIMEOUT_MS = 1000;
 const CLOSE_TIMEOUT_MS = 2000;
+const ENQUEUE_TIMEOUT_MS = 5000;
 
 /**
  * Returns an interrupted job to the queue, due at once, without counting its attempt. Should this fail, the job
@@ -46,6 +47,8 @@ export interface RedisQueueOptions {
   leaseMs: number;
   /** Crashes (lapsed locks) a job survives before BullMQ gives up on it; default 10. */
   maxStalledCount?: number;
+  /** How long enqueue() waits for Redis before rejecting; default 5 s. */
+  enqueueTimeoutMs?: number;
 }
 
 const QUEUE_NAME = 'jobs';
@@ -69,7 +72,9 @@ export class RedisQueue implements Queue {
 
   async enqueue(jobs: JobSpec[]): Promise<void> {
     if (jobs.length === 0) return;
-    await this.queue.addBulk(
+    // With Redis down the connection holds commands until it is back, and the add would wait that long: callers get
+    // an error instead (the add itself still goes out on reconnection; job IDs make that harmless).
+    const adding = this.queue.addBulk(
       jobs.map((job) => {
         if (job.id !== undefined) validateJobId(job.id);
         return {
@@ -87,6 +92,7 @@ export class RedisQueue implements Queue {
         };
       }),
     );
+    await within(adding, this.options.enqueueTimeoutMs ?? ENQUEUE_TIMEOUT_MS);
   }
 
   consume(tasks: TaskDefinition[], options: ConsumeOptions): Consumer {
