@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningWorker, startWorker } from '../src/jobs/worker.ts';
 import { createTestApp, type TestApp } from './helpers/app.ts';
 import { engines, tempDir } from './helpers/databases.ts';
-import { dataUri, photo } from './helpers/images.ts';
+import { dataUri, photo, serve } from './helpers/images.ts';
 import { makeVideo, uploadVideo, videoEnded } from './helpers/videos.ts';
 
 /** Every row of every table of the service's database as one string (binary columns as Latin-1 text). */
@@ -54,7 +54,10 @@ describe.each(engines)('doNotStore on every path (%s)', (engine) => {
   let t: TestApp;
   let worker: RunningWorker;
   beforeAll(async () => {
-    t = await createTestApp({ engine, config: { allowPrivateUrls: true, imageWorkers: 1 } });
+    t = await createTestApp({
+      engine,
+      config: { allowPrivateUrls: true, allowHttpMedia: true, imageWorkers: 1 },
+    });
     worker = startWorker(t.ctx, { pollMs: 50 });
     // every stored decision is announced to a subscribed webhook, so the events table holds their payloads
     const hook = await t.ctx.database.db
@@ -183,6 +186,40 @@ describe.each(engines)('doNotStore on every path (%s)', (engine) => {
     expect(bad.body.error).toMatchObject({ code: 'INVALID_PARAMETER' });
   });
 
+  it('an image decided by a hash bank: the match keeps no reference to the image', async () => {
+    const bytes = await photo('jpeg');
+    const images = await serve((_req, res) =>
+      res.writeHead(200, { 'content-type': 'image/jpeg' }).end(bytes),
+    );
+    try {
+      expect((await t.request('POST', '/v1/banks', { body: { name: 'dns-bank' } })).status).toBe(201);
+      const item = await t.request('POST', '/v1/banks/dns-bank/items', {
+        body: { image: bytes.toString('base64') },
+      });
+      expect(item.status, JSON.stringify(item.body)).toBe(201);
+      const policy = await t.request('POST', '/v1/policies', {
+        body: {
+          policyId: 'dns-banked',
+          yamlContent:
+            'name: banked\ncategories:\n  sexual: { threshold: 0.8, action: block }\n' +
+            'banks:\n  - { bank: dns-bank, action: block, maxDistance: 31 }\n',
+        },
+      });
+      expect(policy.status, JSON.stringify(policy.body)).toBe(201);
+      const url = `${images.url}/private/okapi-harbour-2210.jpg`;
+      const res = await t.request('POST', '/v1/check', {
+        body: { content: url, contentType: 'image', policyId: 'dns-banked', doNotStore: true },
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(res.body.bankMatch.contentRef).toBe(url); // the answer names it
+      const stored = (await t.request('GET', `/v1/decisions/${res.body.decisionId}`)).body;
+      expect(stored).toMatchObject({ content: '', action: 'block', bankMatch: { contentRef: '' } });
+      expect(await everything(t)).not.toContain('okapi-harbour-2210');
+    } finally {
+      await images.close();
+    }
+  });
+
   it('videos: no URL or upload hash in the video or its decision, and no evidence frames kept', async () => {
     const policy = await t.request('POST', '/v1/policies', {
       body: {
@@ -218,7 +255,9 @@ describe.each(engines)('doNotStore on every path (%s)', (engine) => {
       const stored =
         engine === 'sqlite'
           ? files(t.config.dataDir).filter((f) => f.endsWith('.jpg'))
-          : (await t.ctx.database.db.selectFrom('blobs').select('key').execute()).map((b) => b.key);
+          : (await t.ctx.database.db.selectFrom('blobs').select('key').execute())
+              .map((b) => b.key)
+              .filter((key) => key.startsWith('evidence/'));
       expect(stored.some((f) => f.includes(kept.body.decisionId))).toBe(true);
       expect(stored.filter((f) => f.includes(hidden.body.decisionId))).toEqual([]);
       const rows = await t.ctx.database.db

@@ -104,6 +104,7 @@ export class RetentionPurger {
             results: redacted.results,
             ocr: redacted.ocr,
             media: redacted.media,
+            bank_match: redacted.bank_match,
           })
           .where('id', '=', row.id)
           .execute();

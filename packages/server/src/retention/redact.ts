@@ -33,14 +33,26 @@ export function withoutContent(d: DecisionRecord): DecisionRecord {
   }
   // an image's or a video's content is its URL (or the SHA-256 of its bytes); fingerprints and scores stay
   for (const media of copy.media ?? []) media.ref = '';
-  for (const item of (copy.results ?? []) as Array<Record<string, unknown>>) {
-    if (item && typeof item === 'object' && typeof item.contentRef === 'string') item.contentRef = '';
-  }
+  // multi-modal items and bank matches (of the decision, its items and its frames) name the image they judged
+  emptyContentRefs(copy.results);
+  emptyContentRefs(copy.bankMatch);
   emptyHighlightText(copy.categories);
   emptyHighlightText(copy.results);
   emptyHighlightText(copy.replayData);
   emptyHighlightText(copy.ocr, true);
   return copy;
+}
+
+/** Empties every `contentRef` string found in `value`, in place. */
+function emptyContentRefs(value: unknown): void {
+  if (Array.isArray(value)) {
+    for (const item of value) emptyContentRefs(item);
+    return;
+  }
+  if (value === null || typeof value !== 'object') return;
+  const record = value as Record<string, unknown>;
+  if (typeof record.contentRef === 'string') record.contentRef = '';
+  for (const child of Object.values(record)) emptyContentRefs(child);
 }
 
 const CONTENT_FIELDS = ['content', 'text', 'images', 'video', 'videoUrl'] as const;
