@@ -272,6 +272,12 @@ describe.each(engines)('doNotStore on every path (%s)', (engine) => {
         .where('id', '=', hidden.body.decisionId)
         .execute();
       expect(JSON.stringify(decision)).not.toContain(sha);
+      // its events (decision.created, moderation.completed) carry the redacted result
+      const events = (
+        await t.ctx.database.db.selectFrom('events').select(['type', 'payload']).execute()
+      ).filter((e) => e.payload.includes(hidden.body.decisionId));
+      expect(events.map((e) => e.type).sort()).toEqual(['decision.created', 'moderation.completed']);
+      expect(JSON.stringify(events)).not.toContain(sha);
 
       const bad = await upload({ doNotStore: 'yes' });
       expect(bad.status).toBe(422);
