@@ -269,6 +269,38 @@ describe.each(kinds)('job queue ($name)', (kind) => {
       expect(await queue.pendingCount()).toBe(0);
     });
 
+    it('hands back a job that a stop interrupted, without counting the attempt, even on its last one', async () => {
+      const queue = await setup();
+      const attempts: number[] = [];
+      const exhausted: unknown[] = [];
+      await queue.enqueue([{ name: 'interrupted', data: null, id: 'int-1', maxAttempts: 1 }]);
+      const task = (onRun: (job: JobContext) => Promise<void>): TaskDefinition => ({
+        name: 'interrupted',
+        handle: onRun,
+        onExhausted: async (_job, error) => void exhausted.push(error),
+      });
+      const first = consume(
+        queue,
+        [
+          task(async (job) => {
+            attempts.push(job.attempt);
+            // runs until the stop aborts it, like a batch checking its signal between chunks
+            while (!job.signal.aborted) await sleep(10);
+            throw new Error('interrupted');
+          }),
+        ],
+        1,
+      );
+      await until(() => attempts.length === 1);
+      await first.stop({ timeoutMs: 50 });
+      const finished: JobContext[] = [];
+      consume(harness.queue(), [task(async (job) => void finished.push(job))]);
+      await until(() => finished.length === 1, 10_000);
+      expect(finished[0]!.attempt).toBe(1);
+      expect(exhausted).toEqual([]);
+      expect(await queue.pendingCount()).toBe(0);
+    });
+
     it('runs at most `concurrency` jobs at once', async () => {
       const queue = await setup();
       let running = 0;
@@ -357,5 +389,47 @@ describe('BullMQ queue with Redis unreachable', () => {
     await consumer.stop({ timeoutMs: 500 });
     await queue.close();
     expect(Date.now() - closing).toBeLessThan(10_000);
+  }, 20_000);
+});
+
+describe.skipIf(!TEST_REDIS_URL)('BullMQ queue: a job that stalled too often', () => {
+  it('is given up with onExhausted, as the embedded queue does once its attempts are used up', async () => {
+    const prefix = `verdict-test-${randomBytes(6).toString('hex')}`;
+    const queues = [0, 1].map(
+      () => new RedisQueue({ url: TEST_REDIS_URL!, prefix, leaseMs: LEASE_MS, maxStalledCount: 0 }),
+    );
+    const exhausted: Array<{ id: string; error: string }> = [];
+    let started = 0;
+    const task = (handle: TaskDefinition['handle']): TaskDefinition => ({
+      name: 'stalls',
+      handle,
+      onExhausted: async (job, error) =>
+        void exhausted.push({ id: job.id, error: error instanceof Error ? error.message : String(error) }),
+    });
+    try {
+      await queues[0]!.enqueue([{ name: 'stalls', data: null, id: 'stall-1', maxAttempts: 5 }]);
+      const crashed = queues[0]!.consume(
+        [
+          task(async () => {
+            started++;
+            await new Promise(() => {}); // the process dies while running it
+          }),
+        ],
+        { concurrency: 1 },
+      );
+      await until(() => started === 1);
+      await crashed.stop({ force: true });
+      const other = queues[1]!.consume([task(async () => void started++)], { concurrency: 1 });
+      try {
+        await until(() => exhausted.length === 1, 10_000);
+      } finally {
+        await other.stop({ timeoutMs: 100 });
+      }
+      expect(exhausted).toEqual([{ id: 'stall-1', error: 'job stalled more than allowable limit' }]);
+      expect(started).toBe(1); // given up without running it again
+    } finally {
+      await queues[0]!.obliterate().catch(() => {});
+      for (const q of queues) await q.close();
+    }
   }, 20_000);
 });

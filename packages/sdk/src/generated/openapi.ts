@@ -434,6 +434,8 @@ export interface paths {
             metadata?: {
               [key: string]: unknown;
             };
+            /** @description true: the decision is stored (and sent in events) without its text, image and video references, the text of its highlights and the text read in its images; the answer still carries them */
+            doNotStore?: boolean;
             /** @description Idempotency key */
             requestId?: string;
           };
@@ -4463,6 +4465,8 @@ export interface paths {
             };
             /** @description Longest video accepted, seconds; default 300, max 3600. A longer video → 422 CONTENT_TOO_LARGE with `details.reason: "duration"`, `details.durationSeconds` and `details.maxDurationSeconds`. Videos too costly to decode are refused the same way: frames over 8192 pixels a side or 8192×4320 (`"resolution"`), over 240 fps (`"frame_rate"`), or over 8K at 30 fps in pixels per second (`"pixel_rate"`). */
             maxDurationSeconds?: number;
+            /** @description true: the result is stored (and sent in events) without the video URL (or upload hash) and the text read in its frames, from the moment the video is accepted, and no evidence frames are kept (results carry no `evidence`) */
+            doNotStore?: boolean;
             /** @description Idempotency key */
             requestId?: string;
           };
@@ -4620,6 +4624,8 @@ export interface paths {
             frameInterval?: number;
             /** @description Frames sampled at most; default 60, max 600 */
             maxFrames?: number;
+            /** @description true: the result is stored (and sent in events) without the video URL (or upload hash) and the text read in its frames, from the moment the video is accepted, and no evidence frames are kept (results carry no `evidence`) */
+            doNotStore?: 'true' | 'false';
           };
         };
       };

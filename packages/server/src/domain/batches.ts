@@ -254,8 +254,9 @@ export class BatchService {
     await withReservation(this.usage, principal, batchUnits(prepared), async () => {
       await this.repository.insert(batch);
     });
-    // Should the process die between these two writes, the worker's sweep enqueues the batch again.
-    await this.enqueue(batch.batchId);
+    // The batch is accepted once stored: should the enqueue fail (the queue's Redis is down) or the process die
+    // before it, the worker's sweep enqueues the batch again, so the answer stays 202 and the batch "processing".
+    await this.enqueue(batch.batchId).catch(() => {});
     return { batchId: batch.batchId, status: 'processing' as const, totalItems: batch.totalItems };
   }
 

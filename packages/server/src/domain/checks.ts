@@ -6,7 +6,13 @@ import { applyLists, withListMatches } from '../lists/outcome.ts';
 import type { ListMatch } from '../lists/types.ts';
 import type { DecisionRecord } from '../storage/repositories/decisions.ts';
 import { highlightsOf, replayFields, replayHighlights, round, withRouting } from './check-records.ts';
-import { requireField, validateContentType, validateLanguage, validateMetadata } from './content.ts';
+import {
+  requireField,
+  validateContentType,
+  validateDoNotStore,
+  validateLanguage,
+  validateMetadata,
+} from './content.ts';
 import { type ContentWarning, textWarnings } from './content-warnings.ts';
 import type { DecisionService, DecisionStore } from './decisions.ts';
 import { applyPolicy, type PolicyOutcome } from './engine.ts';
@@ -85,11 +91,7 @@ export class CheckService {
     const content = evaluator.prepare(body.content, f('content'));
     const language = validateLanguage(body.language, f('language'));
     const metadata = validateMetadata(body.metadata, f('metadata'));
-    if (body.doNotStore !== undefined && typeof body.doNotStore !== 'boolean') {
-      throw new AppError('INVALID_PARAMETER', `${f('doNotStore')} must be a boolean`, {
-        field: f('doNotStore'),
-      });
-    }
+    const doNotStore = validateDoNotStore(body.doNotStore, f('doNotStore'));
     const policy = await this.policies.resolve(principal, body.policyId);
     return {
       contentType,
@@ -98,7 +100,7 @@ export class CheckService {
       metadata,
       policy,
       explicitLanguage: body.language !== undefined,
-      doNotStore: body.doNotStore === true,
+      doNotStore,
       warnings: contentType === 'text' ? textWarnings(content.stored, f('content')) : [],
     };
   }

@@ -56,6 +56,22 @@ export function validateLanguage(value: unknown, field = 'language'): Language |
   return value as Language;
 }
 
+/**
+ * `doNotStore`: true keeps the decision's content (and the text derived from it) out of storage; absent is false.
+ * Not a boolean → 422 INVALID_PARAMETER. Form fields (video uploads) send it as "true" or "false".
+ */
+export function validateDoNotStore(
+  value: unknown,
+  field: string,
+  options: { fromForm?: boolean } = {},
+): boolean {
+  if (value === undefined) return false;
+  if (options.fromForm && (value === 'true' || value === 'false')) return value === 'true';
+  if (typeof value !== 'boolean')
+    throw new AppError('INVALID_PARAMETER', `${field} must be a boolean`, { field });
+  return value;
+}
+
 export function validateMetadata(value: unknown, field = 'metadata'): Record<string, unknown> | null {
   if (value === undefined || value === null) return null;
   if (typeof value !== 'object' || Array.isArray(value)) {

@@ -3,7 +3,7 @@ import { applyBankMatch } from '../banks/outcome.ts';
 import type { BankMatch } from '../banks/types.ts';
 import type { DecisionRecord, ReplayFrame, ReplayItem } from '../storage/repositories/decisions.ts';
 import type { CheckService } from './checks.ts';
-import { requireField, validateLanguage, validateMetadata } from './content.ts';
+import { requireField, validateDoNotStore, validateLanguage, validateMetadata } from './content.ts';
 import type { DecisionStore } from './decisions.ts';
 import { applyPolicy, type CategoryResult, type PolicyOutcome } from './engine.ts';
 import { AppError } from './errors.ts';
@@ -27,6 +27,7 @@ export interface MultimodalRequest {
   policyId?: unknown;
   context?: unknown;
   metadata?: unknown;
+  doNotStore?: unknown;
 }
 
 export interface MultimodalContext {
@@ -164,6 +165,7 @@ export class MultimodalService {
     }
     const context = validateContext(body.context);
     const metadata = validateMetadata(body.metadata);
+    const doNotStore = validateDoNotStore(body.doNotStore, 'doNotStore');
     const language = context.language ?? 'en';
     const policy = await this.policies.resolve(principal, body.policyId);
     const requested = units({
@@ -179,6 +181,7 @@ export class MultimodalService {
         metadata,
         requestId: options.requestId,
       });
+      if (doNotStore) record.doNotStore = true;
       cover([record]);
       await this.store.save([record]);
       return record;

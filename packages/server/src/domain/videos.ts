@@ -10,7 +10,7 @@ import type { Db } from '../storage/database.ts';
 import type { UsageRepository } from '../storage/repositories/usage.ts';
 import type { VideoRecord, VideoRepository } from '../storage/repositories/videos.ts';
 import type { CheckService } from './checks.ts';
-import { requireField } from './content.ts';
+import { requireField, validateDoNotStore } from './content.ts';
 import type { DecisionSideWrite, DecisionStore } from './decisions.ts';
 import { AppError, isAppError } from './errors.ts';
 import { buildEvent, type EventOutbox } from './events.ts';
@@ -141,6 +141,7 @@ export class VideoService {
     requireScope(principal, 'check');
     requireField(fields.policyId, 'policyId');
     parseVideoOptions(fields, { fromForm: true });
+    validateDoNotStore(fields.doNotStore, 'doNotStore', { fromForm: true });
     await this.webhookUrl(fields.webhookUrl);
     await this.policies.resolve(principal, fields.policyId);
     this.usage.assertTrialActive(principal);
@@ -191,6 +192,7 @@ export class VideoService {
       { ...((strategy ?? {}) as object), maxDurationSeconds: body.maxDurationSeconds },
       { prefix: 'extractionStrategy.' },
     );
+    const doNotStore = validateDoNotStore(body.doNotStore, 'doNotStore');
     const webhookUrl = await this.webhookUrl(body.webhookUrl);
     const policy = await this.policies.resolve(principal, body.policyId);
     // an ended trial is refused before the video is fetched (the quota is checked once its length is known)
@@ -203,7 +205,8 @@ export class VideoService {
       return await this.accept(principal, {
         id,
         file,
-        content: url,
+        // doNotStore: the URL is not kept even while the video is analysed (its bytes are already here)
+        content: doNotStore ? '' : url,
         policyId: policy.policyId,
         webhookUrl,
         videoOptions,
@@ -212,7 +215,7 @@ export class VideoService {
         request: {
           path: '/v1/video/check',
           body: {
-            videoUrl: url,
+            videoUrl: doNotStore ? '' : url,
             policyId: policy.policyId,
             extractionStrategy: {
               frameInterval: videoOptions.frameInterval,
@@ -221,6 +224,7 @@ export class VideoService {
             maxDurationSeconds: videoOptions.maxDurationSeconds,
             ...(webhookUrl && { webhookUrl }),
           },
+          ...(doNotStore && { doNotStore: true }),
         },
       });
     } catch (error) {
@@ -240,6 +244,7 @@ export class VideoService {
       requireScope(principal, 'check');
       requireField(fields.policyId, 'policyId');
       const videoOptions = parseVideoOptions(fields, { fromForm: true });
+      const doNotStore = validateDoNotStore(fields.doNotStore, 'doNotStore', { fromForm: true });
       const webhookUrl = await this.webhookUrl(fields.webhookUrl);
       const policy = await this.policies.resolve(principal, fields.policyId);
       if (upload.bytes === 0)
@@ -248,7 +253,7 @@ export class VideoService {
       const file = path.join(this.options.dataDir, UPLOADS, `${id}.video`);
       await fs.promises.rename(upload.file, file);
       upload.file = file;
-      const content = `upload:sha256:${upload.sha256}`;
+      const content = doNotStore ? '' : `upload:sha256:${upload.sha256}`;
       return await this.accept(principal, {
         id,
         file,
@@ -268,6 +273,7 @@ export class VideoService {
             maxDurationSeconds: videoOptions.maxDurationSeconds,
             ...(webhookUrl && { webhookUrl }),
           },
+          ...(doNotStore && { doNotStore: true }),
         },
       });
     } catch (error) {
@@ -468,6 +474,8 @@ export class VideoService {
     signal?: AbortSignal,
   ): Promise<void> {
     const { id } = video;
+    // doNotStore: no evidence either (the JPEGs of triggered frames are the video's content)
+    const doNotStore = video.request.doNotStore === true;
     const startedAt = new Date();
     await this.repository.started(id, startedAt.toISOString());
     let lastWrite = 0;
@@ -479,7 +487,7 @@ export class VideoService {
       timeoutMs: 120_000 + video.framesTotal * 5_000,
       maxInFlight: this.options.maxInFlight,
       ...(signal && { signal }),
-      evidence: (frame) => this.evidence.keep(id, frame.index, frame.jpeg),
+      ...(!doNotStore && { evidence: (frame) => this.evidence.keep(id, frame.index, frame.jpeg) }),
       banks: this.checks.bankScreen(principal, policy),
       textReader: this.options.textReader ?? null,
       onProgress: (n) => {
@@ -512,6 +520,7 @@ export class VideoService {
       ...(analysis.bankMatch && { bankMatch: analysis.bankMatch }),
     });
     record.decisionId = id;
+    if (doNotStore) record.doNotStore = true;
     await this.store.save([record]);
     await this.removeCopies(id, video.file);
   }

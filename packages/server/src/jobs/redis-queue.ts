@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Queue as BullQueue, type Job, UnrecoverableError, Worker } from 'bullmq';
+import { Queue as BullQueue, DelayedError, type Job, UnrecoverableError, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import {
   type ConsumeOptions,
@@ -17,6 +17,16 @@ import {
 
 const PING_TIMEOUT_MS = 1000;
 const CLOSE_TIMEOUT_MS = 2000;
+const ENQUEUE_TIMEOUT_MS = 5000;
+
+/**
+ * Returns an interrupted job to the queue, due at once, without counting its attempt. Should this fail, the job
+ * stays active until its lock lapses and BullMQ's stall check hands it back (which does not count it either).
+ */
+async function handBack(job: Job, token: string | undefined): Promise<void> {
+  if (token === undefined) return;
+  await job.moveToDelayed(Date.now(), token);
+}
 
 /** `promise`, or a rejection after `ms` (the promise itself is left to settle on its own). */
 function within<T>(promise: Promise<T>, ms: number): Promise<T> {
@@ -35,6 +45,10 @@ export interface RedisQueueOptions {
   prefix?: string;
   /** BullMQ lock duration: a job whose worker stops renewing its lock is taken up again after this time. */
   leaseMs: number;
+  /** Crashes (lapsed locks) a job survives before BullMQ gives up on it; default 10. */
+  maxStalledCount?: number;
+  /** How long enqueue() waits for Redis before rejecting; default 5 s. */
+  enqueueTimeoutMs?: number;
 }
 
 const QUEUE_NAME = 'jobs';
@@ -58,7 +72,9 @@ export class RedisQueue implements Queue {
 
   async enqueue(jobs: JobSpec[]): Promise<void> {
     if (jobs.length === 0) return;
-    await this.queue.addBulk(
+    // With Redis down the connection holds commands until it is back, and the add would wait that long: callers get
+    // an error instead (the add itself still goes out on reconnection; job IDs make that harmless).
+    const adding = this.queue.addBulk(
       jobs.map((job) => {
         if (job.id !== undefined) validateJobId(job.id);
         return {
@@ -76,12 +92,13 @@ export class RedisQueue implements Queue {
         };
       }),
     );
+    await within(adding, this.options.enqueueTimeoutMs ?? ENQUEUE_TIMEOUT_MS);
   }
 
   consume(tasks: TaskDefinition[], options: ConsumeOptions): Consumer {
     const byName = new Map(tasks.map((t) => [t.name, t]));
     const controllers = new Set<AbortController>();
-    const processor = async (job: Job) => {
+    const processor = async (job: Job, token?: string) => {
       const task = byName.get(job.name);
       const controller = new AbortController();
       controllers.add(controller);
@@ -98,8 +115,15 @@ export class RedisQueue implements Queue {
         await task.handle(context);
       } catch (error) {
         options.onError?.(error, context);
+        if (controller.signal.aborted) {
+          // Interrupted by stop(): handed back without counting the attempt, as the embedded queue does. Counted,
+          // an interrupted last attempt would fail the job without onExhausted, leaving its batch or video
+          // "processing" while the failed ID blocks the sweep's re-enqueue for a week.
+          await handBack(job, token).catch((backError) => options.onError?.(backError, context));
+          throw new DelayedError();
+        }
         const final = error instanceof PermanentJobError || context.attempt >= context.maxAttempts;
-        if (final && !controller.signal.aborted) {
+        if (final) {
           await task
             ?.onExhausted?.(context, error)
             .catch((hookError) => options.onError?.(hookError, context));
@@ -119,13 +143,29 @@ export class RedisQueue implements Queue {
       lockDuration: this.options.leaseMs,
       stalledInterval: this.options.leaseMs,
       // A job whose process was killed is "stalled"; allow several crashes before giving up on it.
-      maxStalledCount: 10,
+      maxStalledCount: this.options.maxStalledCount ?? 10,
       settings: {
         backoffStrategy: (attemptsMade: number, _type?: string, error?: Error, job?: { name: string }) =>
           retryDelay(job ? byName.get(job.name) : undefined, attemptsMade, error),
       },
     });
     worker.on('error', (error) => options.onError?.(error));
+    // A job that stalled too often is failed by BullMQ without running the processor, so its onExhausted (which
+    // fails its batch or video) is called here; otherwise they would stay "processing" behind a failed job ID.
+    worker.on('failed', (job, error) => {
+      if (!job?.deferredFailure) return;
+      const task = byName.get(job.name);
+      const context: JobContext = {
+        id: job.id!,
+        name: job.name,
+        data: job.data,
+        attempt: job.attemptsMade,
+        maxAttempts: job.opts.attempts ?? 1,
+        signal: new AbortController().signal,
+      };
+      options.onError?.(error, context);
+      void task?.onExhausted?.(context, error).catch((hookError) => options.onError?.(hookError, context));
+    });
     this.workers.add(worker);
     let stopping: Promise<void> | null = null;
     return {

@@ -24,10 +24,35 @@ export function withoutContent(d: DecisionRecord): DecisionRecord {
   const copy = structuredClone(d);
   copy.content = '';
   const body = copy.request.body as Record<string, unknown> | undefined;
-  if (body && typeof body === 'object' && 'content' in body) body.content = '';
+  if (body && typeof body === 'object') {
+    // the submitted content under each route's name for it: checks and batch items, multi-modal items, videos
+    for (const field of CONTENT_FIELDS) {
+      if (typeof body[field] === 'string') body[field] = '';
+      else if (Array.isArray(body[field])) body[field] = [];
+    }
+  }
+  // an image's or a video's content is its URL (or the SHA-256 of its bytes); fingerprints and scores stay
+  for (const media of copy.media ?? []) media.ref = '';
+  // multi-modal items and bank matches (of the decision, its items and its frames) name the image they judged
+  emptyContentRefs(copy.results);
+  emptyContentRefs(copy.bankMatch);
   emptyHighlightText(copy.categories);
   emptyHighlightText(copy.results);
   emptyHighlightText(copy.replayData);
   emptyHighlightText(copy.ocr, true);
   return copy;
 }
+
+/** Empties every `contentRef` string found in `value`, in place. */
+function emptyContentRefs(value: unknown): void {
+  if (Array.isArray(value)) {
+    for (const item of value) emptyContentRefs(item);
+    return;
+  }
+  if (value === null || typeof value !== 'object') return;
+  const record = value as Record<string, unknown>;
+  if (typeof record.contentRef === 'string') record.contentRef = '';
+  for (const child of Object.values(record)) emptyContentRefs(child);
+}
+
+const CONTENT_FIELDS = ['content', 'text', 'images', 'video', 'videoUrl'] as const;

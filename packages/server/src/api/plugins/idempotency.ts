@@ -10,6 +10,11 @@ declare module 'fastify' {
   interface FastifyRequest {
     idempotencyKey: string | null;
     idempotencyClaimed: boolean;
+    /**
+     * What a replay answers, when it must differ from the first answer: a doNotStore decision's stored form (no
+     * content, highlight or OCR text), since the stored response is storage like any other.
+     */
+    idempotencyStoredBody: unknown;
   }
 }
 
@@ -95,6 +100,7 @@ function withoutField(payload: string, field: string): string {
 export function registerIdempotency(app: FastifyInstance, ctx: AppContext): void {
   app.decorateRequest('idempotencyKey', null);
   app.decorateRequest('idempotencyClaimed', false);
+  app.decorateRequest('idempotencyStoredBody', null);
 
   app.addHook('preHandler', async (request, reply) => {
     const { idempotent, scope } = request.routeOptions.config;
@@ -119,7 +125,12 @@ export function registerIdempotency(app: FastifyInstance, ctx: AppContext): void
     if (reply.statusCode >= 200 && reply.statusCode < 300 && typeof payload === 'string') {
       const secret = request.routeOptions.config.idempotentSecret;
       // the stored copy never holds a secret shown once: a replay answers without it
-      const stored = secret ? withoutField(payload, secret) : payload;
+      const stored =
+        request.idempotencyStoredBody !== null
+          ? JSON.stringify(request.idempotencyStoredBody)
+          : secret
+            ? withoutField(payload, secret)
+            : payload;
       await ctx.idempotency.complete(accountId, request.idempotencyKey, reply.statusCode, stored);
     } else {
       await ctx.idempotency.release(accountId, request.idempotencyKey);

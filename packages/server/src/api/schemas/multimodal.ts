@@ -32,6 +32,13 @@ export const MultimodalBody = Type.Object(
       }),
     ),
     metadata: Type.Optional(Metadata),
+    doNotStore: Type.Optional(
+      Type.Boolean({
+        description:
+          'true: the decision is stored (and sent in events) without its text, image and video references, the ' +
+          'text of its highlights and the text read in its images; the answer still carries them',
+      }),
+    ),
     requestId: Type.Optional(Type.String({ maxLength: 255, description: 'Idempotency key' })),
   },
   { description: 'At least one of text, images or video is required (else 422 MISSING_REQUIRED_FIELD).' },

@@ -25,6 +25,12 @@ const WebhookUrl = Type.String({
     'Optional https URL that receives moderation.completed / moderation.failed, signed with the account signing secret',
 });
 
+const DO_NOT_STORE =
+  'true: the result is stored (and sent in events) without the video URL (or upload hash) and the text read in ' +
+  'its frames, from the moment the video is accepted, and no evidence frames are kept (results carry no ' +
+  '`evidence`)';
+const DoNotStore = Type.Boolean({ description: DO_NOT_STORE });
+
 export const VideoCheckBody = Type.Object({
   videoUrl: Type.String({
     description:
@@ -38,6 +44,7 @@ export const VideoCheckBody = Type.Object({
     Type.Object({ frameInterval: Type.Optional(FrameInterval), maxFrames: Type.Optional(MaxFrames) }),
   ),
   maxDurationSeconds: Type.Optional(MaxDuration),
+  doNotStore: Type.Optional(DoNotStore),
   requestId: Type.Optional(Type.String({ maxLength: 255, description: 'Idempotency key' })),
 });
 
@@ -53,6 +60,9 @@ export const VideoUploadBody = Type.Object(
     maxDurationSeconds: Type.Optional(MaxDuration),
     frameInterval: Type.Optional(FrameInterval),
     maxFrames: Type.Optional(MaxFrames),
+    doNotStore: Type.Optional(
+      Type.Union([Type.Literal('true'), Type.Literal('false')], { description: DO_NOT_STORE }),
+    ),
   },
   { description: 'multipart/form-data. Send the text fields before the file so they are checked first.' },
 );

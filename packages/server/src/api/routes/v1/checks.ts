@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { AppContext } from '../../../context.ts';
 import { checkResultView } from '../../../domain/decisions.ts';
+import { withoutContent } from '../../../retention/redact.ts';
 import { principalOf } from '../../plugins/auth.ts';
 import { CheckBody, DryRunBody, DryRunResult } from '../../schemas/checks.ts';
 import { errorResponses } from '../../schemas/common.ts';
@@ -33,7 +34,10 @@ export const checkRoutes =
         const { record, warnings } = await ctx.checks.check(principalOf(request), body, {
           requestId: request.idempotencyKey,
         });
-        return { ...checkResultView(record), ...(warnings.length > 0 && { warnings }) };
+        const extra = warnings.length > 0 && { warnings };
+        if (record.doNotStore)
+          request.idempotencyStoredBody = { ...checkResultView(withoutContent(record)), ...extra };
+        return { ...checkResultView(record), ...extra };
       },
     );
 

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { AppContext } from '../../../context.ts';
 import { multimodalView } from '../../../domain/multimodal.ts';
+import { withoutContent } from '../../../retention/redact.ts';
 import { principalOf } from '../../plugins/auth.ts';
 import { errorResponses } from '../../schemas/common.ts';
 import { MultimodalBody, MultimodalResult } from '../../schemas/multimodal.ts';
@@ -44,6 +45,7 @@ export const multimodalRoutes =
             requestId: request.idempotencyKey,
           },
         );
+        if (record.doNotStore) request.idempotencyStoredBody = multimodalView(withoutContent(record));
         return multimodalView(record);
       },
     );
