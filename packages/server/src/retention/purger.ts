@@ -103,6 +103,8 @@ export class RetentionPurger {
             replay_data: redacted.replay_data,
             results: redacted.results,
             ocr: redacted.ocr,
+            media: redacted.media,
+            bank_match: redacted.bank_match,
           })
           .where('id', '=', row.id)
           .execute();

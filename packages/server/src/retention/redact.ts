@@ -18,16 +18,53 @@ export function emptyHighlightText(value: unknown, inHighlights = false): void {
 
 /**
  * The record as stored when its content must not be kept (`doNotStore`, or retention): no content, no highlight
- * text and no text read in images, in the record, its stored request, its results and replay data. A copy: the caller's answer keeps them.
+ * text and no text read in images, in the record, its stored request, its results and replay data; no image or video
+ * address either (`media[].ref`, `contentRef`, a multi-modal request's `text`, `images` and `video`): an image is
+ * left as `sha256:<hex>`, the form inline images always have. A copy: the caller's answer keeps them.
  */
 export function withoutContent(d: DecisionRecord): DecisionRecord {
   const copy = structuredClone(d);
   copy.content = '';
   const body = copy.request.body as Record<string, unknown> | undefined;
   if (body && typeof body === 'object' && 'content' in body) body.content = '';
+  withoutAddresses(copy);
   emptyHighlightText(copy.categories);
   emptyHighlightText(copy.results);
   emptyHighlightText(copy.replayData);
   emptyHighlightText(copy.ocr, true);
   return copy;
+}
+
+/** The parts of a stored decision that name where its images and video came from. */
+export interface Addressed {
+  request: { body?: unknown };
+  media?: { ref: string; sha256: string }[] | null;
+  results?: unknown[] | null;
+  bankMatch?: { contentRef: string } | null;
+}
+
+/**
+ * Removes the addresses of a decision's images and video, in place: an image's or video's URL is its content. An
+ * image keeps only its digest form (`sha256:<hex>`, as an inline image always has), a video nothing; a multi-modal
+ * request's `text`, `images` and `video` go too. Applying it twice changes nothing.
+ */
+export function withoutAddresses(d: Addressed): void {
+  const byRef = new Map((d.media ?? []).map((m) => [m.ref, `sha256:${m.sha256}`] as const));
+  const reference = (ref: unknown): string => {
+    if (typeof ref !== 'string') return '';
+    return /^(sha256|frame):/.test(ref) ? ref : (byRef.get(ref) ?? '');
+  };
+  const body = d.request.body as Record<string, unknown> | undefined;
+  if (body && typeof body === 'object') {
+    if (typeof body.text === 'string') body.text = '';
+    if (typeof body.video === 'string') body.video = '';
+    if (Array.isArray(body.images)) body.images = body.images.map(reference);
+  }
+  for (const m of d.media ?? []) m.ref = reference(m.ref);
+  if (d.bankMatch) d.bankMatch.contentRef = reference(d.bankMatch.contentRef);
+  for (const item of (d.results ?? []) as { contentRef?: unknown; bankMatch?: { contentRef: unknown } }[]) {
+    if (item === null || typeof item !== 'object') continue;
+    if ('contentRef' in item) item.contentRef = reference(item.contentRef);
+    if (item.bankMatch) item.bankMatch.contentRef = reference(item.bankMatch.contentRef);
+  }
 }
