@@ -189,3 +189,53 @@ describe.skipIf(!hasChromium)('evidence on the decision page', () => {
     expect(pageErrors).toEqual([]);
   }, 120_000);
 });
+
+/** Evidence frames live for VERDICT_EVIDENCE_TTL: past it the page says so and asks the service for nothing. */
+describe.skipIf(!hasChromium)('expired evidence on the decision page', () => {
+  let service: Service;
+  let browser: Browser;
+  let worker: RunningWorker;
+  afterAll(async () => {
+    await worker?.stop({ timeoutMs: 2000 });
+    await browser?.close();
+    await service?.close();
+  });
+
+  it('shows when each frame expired instead of a broken image', async () => {
+    [service, browser] = await Promise.all([startService({ evidenceTtlMs: 1000 }), launchBrowser()]);
+    worker = startWorker(service.t.ctx, { pollMs: 50 });
+    const threat = await meme(THREAT);
+    const upload = await uploadVideo(
+      service.t.app,
+      service.t.adminKey,
+      { policyId: 'default', frameInterval: '1' },
+      { name: 'slides.mp4', bytes: slideshow([threat, threat]) },
+    );
+    expect(upload.status, JSON.stringify(upload.body)).toBe(202);
+    const done = await videoEnded(service.t, service.t.adminKey, upload.body.decisionId, 90_000);
+    const expiries = done.body.results.map(
+      (f: { evidence?: { expiresAt: string } }) => f.evidence?.expiresAt,
+    );
+    expect(expiries.every((at: string | undefined) => at !== undefined)).toBe(true);
+    const last = Math.max(...expiries.map((at: string) => Date.parse(at)));
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, last - Date.now() + 200)));
+
+    const page = await browser.context.newPage();
+    page.setDefaultTimeout(15_000);
+    const evidenceRequests: string[] = [];
+    page.on('request', (r) => {
+      if (r.url().includes('/v1/evidence/')) evidenceRequests.push(r.url());
+    });
+    await page.goto(`${service.base}/dashboard`);
+    await page.getByLabel('API key').fill(service.t.adminKey);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign out' }).waitFor();
+    await page.goto(`${service.base}/dashboard/decisions/${upload.body.decisionId}`);
+    const grid = page.getByRole('list', { name: 'Triggered frames' });
+    await grid.waitFor();
+    const missing = grid.getByRole('img', { name: /^Evidence expired / });
+    expect(await missing.count()).toBe(expiries.length);
+    expect(await grid.locator('img').count()).toBe(0);
+    expect(evidenceRequests).toEqual([]);
+  }, 120_000);
+});
