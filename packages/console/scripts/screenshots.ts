@@ -5,7 +5,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BrowserContext, Page } from 'playwright-core';
+import { startWorker } from '../../server/src/jobs/worker.ts';
+import { photo } from '../../server/test/helpers/images.ts';
+import { uploadVideo, videoEnded } from '../../server/test/helpers/videos.ts';
 import { hasChromium, launchBrowser, type Service, SKIP_MESSAGE, startService } from '../test/harness.ts';
+import { meme, slideshow } from '../test/media.ts';
 
 const out = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'screenshots');
 
@@ -97,6 +101,33 @@ async function seedReview(service: Service): Promise<void> {
   await service.call('POST', '/v1/review/queue/claim', alice.body.key, { limit: 1, reason: 'action' });
 }
 
+/** An image with a threatening caption, and a video whose every other second shows it: their evidence pages. */
+async function seedMedia(service: Service): Promise<{ imageId: string; videoId: string }> {
+  const key = service.t.adminKey;
+  const threat = await meme('I WILL KILL YOU');
+  const image = await service.call('POST', '/v1/check', key, {
+    content: threat.toString('base64'),
+    contentType: 'image',
+    policyId: 'default',
+  });
+  if (image.status !== 200) throw new Error(`image check: ${JSON.stringify(image.body)}`);
+  const plain = await photo('jpeg', 640, 480);
+  const upload = await uploadVideo(
+    service.t.app,
+    key,
+    { policyId: 'default', frameInterval: '1' },
+    { name: 'slides.mp4', bytes: slideshow([plain, threat, plain, plain, threat, plain]) },
+  );
+  if (upload.status !== 202) throw new Error(`video upload: ${JSON.stringify(upload.body)}`);
+  const worker = startWorker(service.t.ctx, { pollMs: 50 });
+  try {
+    await videoEnded(service.t, key, upload.body.decisionId, 120_000);
+  } finally {
+    await worker.stop({ timeoutMs: 2000 });
+  }
+  return { imageId: image.body.decisionId, videoId: upload.body.decisionId };
+}
+
 async function signIn(context: BrowserContext, base: string, key: string): Promise<Page> {
   const page = await context.newPage();
   await page.goto(`${base}/dashboard`);
@@ -112,6 +143,7 @@ async function shoot(
   route: string,
   name: string,
   ready?: (page: Page) => Promise<void>,
+  fullPage = true,
 ) {
   await page.goto(`${base}/dashboard${route}`);
   await page.locator('h1').first().waitFor();
@@ -122,7 +154,7 @@ async function shoot(
   }
   await ready?.(page);
   await page.waitForTimeout(250);
-  await page.screenshot({ path: path.join(out, `${name}.png`), fullPage: true });
+  await page.screenshot({ path: path.join(out, `${name}.png`), fullPage });
   console.log(`  ${name}.png`);
 }
 
@@ -187,6 +219,27 @@ async function main() {
     await shoot(page, base, `/review/${appealedId}`, 'review-decision', (p) =>
       p.getByRole('heading', { name: 'Queue entry' }).waitFor(),
     );
+    // last, so that the pages above keep their data: an image's and a video's evidence
+    const { imageId, videoId } = await seedMedia(service);
+    await shoot(page, base, `/decisions/${imageId}`, 'decision-image', (p) =>
+      p.locator('mark').first().waitFor(),
+    );
+    await shoot(page, base, `/decisions/${videoId}`, 'decision-video', async (p) => {
+      await p.locator('.frames img').first().waitFor();
+      await p.waitForTimeout(500);
+    });
+    await shoot(
+      page,
+      base,
+      `/decisions/${videoId}`,
+      'decision-video-frame',
+      async (p) => {
+        await p.locator('.frames .frame-open').first().click();
+        await p.getByRole('dialog').locator('img').waitFor();
+        await p.waitForTimeout(500);
+      },
+      false,
+    ); // the open dialog as the screen shows it
 
     // A new account with nothing in it: the empty states
     const account = await service.call('POST', '/v1/accounts', service.t.adminKey, {

@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type BrowserContext, chromium } from 'playwright-core';
+import type { Config } from '../../server/src/config.ts';
 import { createTestApp, type TestApp } from '../../server/test/helpers/app.ts';
 import { createTestCa, HttpsReceiver } from '../../server/test/helpers/https-receiver.ts';
 
@@ -33,14 +34,14 @@ export interface Service {
 
 /**
  * The real service (real text model, SQLite file) listening on a free port, with an HTTPS webhook receiver it
- * trusts, and the console it serves.
+ * trusts, and the console it serves; `config` adds settings (e.g. `allowHttpMedia` for images served by a test).
  */
-export async function startService(): Promise<Service> {
+export async function startService(config: Partial<Config> = {}): Promise<Service> {
   ensureBuilt();
   const ca = createTestCa();
   const receiver = new HttpsReceiver(ca);
   await receiver.start();
-  const t = await createTestApp({ config: { allowPrivateUrls: true, caFile: ca.caFile } });
+  const t = await createTestApp({ config: { allowPrivateUrls: true, caFile: ca.caFile, ...config } });
   await t.app.listen({ port: 0, host: '127.0.0.1' });
   const base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
   return {

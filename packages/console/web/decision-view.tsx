@@ -1,59 +1,21 @@
 import { useMemo, useState } from 'preact/hooks';
 import { ActionBadge, Link } from './components.tsx';
+import { FrameEvidence } from './evidence/frames.tsx';
+import { ImageEvidence } from './evidence/image.tsx';
 import { formatTime, label, ms } from './format.ts';
 import { HighlightedText } from './highlights.tsx';
 import { ScoreTable } from './scores.tsx';
 import type { Decision, FrameResult, HumanReview, MultimodalResult } from './types.ts';
 
 /**
- * The parts of a decision as the console shows it: facts, content with its highlighted spans, scores, video frames
- * or multi-modal items, and the human review. The decision page and the review page both compose them.
+ * The parts of a decision as the console shows it: facts, content with its highlighted spans (an image's: what the
+ * service kept of it, and the text read in it), scores, video frames with their evidence or multi-modal items, and
+ * the human review. The decision page and the review page both compose them.
  */
-
-/** Evidence frames are served by the service itself; anything on another origin is linked, never embedded. */
-function sameOrigin(url: string): boolean {
-  try {
-    return new URL(url, location.href).origin === location.origin;
-  } catch {
-    return false;
-  }
-}
 
 /** A video decision's results are its frames; a multi-modal decision's are its items. */
 function isFrames(results: unknown[]): results is FrameResult[] {
   return typeof (results[0] as { frameNumber?: unknown })?.frameNumber === 'number';
-}
-
-export function Frames(props: { frames: FrameResult[] }) {
-  const flagged = props.frames.filter((f) => f.flagged);
-  if (flagged.length === 0)
-    return <p class="muted">No frame triggered ({props.frames.length} frames judged).</p>;
-  return (
-    <ul class="frames">
-      {flagged.map((f) => (
-        <li key={f.frameNumber} class="frame">
-          {f.evidence && sameOrigin(f.evidence.url) ? (
-            <img
-              src={f.evidence.url}
-              alt={`Frame ${f.frameNumber} at ${f.timestamp.toFixed(1)} s`}
-              loading="lazy"
-            />
-          ) : f.evidence ? (
-            <a href={f.evidence.url} rel="noreferrer">
-              Evidence frame
-            </a>
-          ) : null}
-          <span>
-            Frame {f.frameNumber} · {f.timestamp.toFixed(1)} s ·{' '}
-            {f.categories
-              .filter((c) => c.triggered)
-              .map((c) => label(c.category))
-              .join(', ')}
-          </span>
-        </li>
-      ))}
-    </ul>
-  );
 }
 
 function Items(props: { results: MultimodalResult[] }) {
@@ -66,10 +28,30 @@ function Items(props: { results: MultimodalResult[] }) {
             <ActionBadge action={r.action} />
           </h3>
           <ScoreTable categories={r.categories} />
-          {(r.frames ?? r.results) && <Frames frames={(r.frames ?? r.results)!} />}
+          {(r.frames ?? r.results) && (
+            <FrameEvidence frames={(r.frames ?? r.results)!} categories={r.categories} />
+          )}
         </div>
       ))}
     </div>
+  );
+}
+
+/** Where a video came from: the console never plays it (an upload is gone once analysed; a URL is another host's). */
+function VideoSource(props: { content: string }) {
+  if (props.content === '') return <p class="muted">The content was not stored with this decision.</p>;
+  const upload = props.content.startsWith('upload:');
+  return (
+    <>
+      <p class="content-text">
+        <code>{props.content}</code>
+      </p>
+      <p class="muted small">
+        {upload
+          ? 'An uploaded file, removed once analysed: what the service keeps are the frames that triggered, below, until their evidence links expire.'
+          : 'Checked by URL. The console does not load it: it shows only what this service serves itself. The frames that triggered are below.'}
+      </p>
+    </>
   );
 }
 
@@ -181,6 +163,10 @@ export function DecisionBody(props: { decision: Decision }) {
         </div>
         {d.contentType === 'text' ? (
           <HighlightedText content={d.content} categories={d.categories} only={only} colors={colors} />
+        ) : d.contentType === 'image' ? (
+          <ImageEvidence decision={d} only={only} colors={colors} />
+        ) : d.contentType === 'video' ? (
+          <VideoSource content={d.content} />
         ) : (
           <p class="content-text">
             <code>{d.content}</code>
@@ -196,7 +182,7 @@ export function DecisionBody(props: { decision: Decision }) {
           {isFrames(d.results) ? (
             <>
               <h2>Video frames</h2>
-              <Frames frames={d.results} />
+              <FrameEvidence frames={d.results} categories={d.categories} />
             </>
           ) : (
             <>

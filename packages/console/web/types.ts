@@ -78,7 +78,48 @@ export interface Decision {
   effectiveAction?: Action;
   review?: HumanReview | null;
   results?: MultimodalResult[] | FrameResult[];
-  media?: { ref?: string; url?: string; sha256?: string }[];
+  /** Images only: what the service keeps of each image judged (never its bytes). */
+  media?: MediaRef[];
+  ocr?: OcrResult;
+  bankMatch?: BankMatch;
+}
+
+/** What a decision keeps of an image: a reference (the URL, or `sha256:…` for inline bytes) and fingerprints. */
+export interface MediaRef {
+  ref: string;
+  sha256: string;
+  bytes: number;
+  format: string;
+  width: number;
+  height: number;
+  phash: string;
+}
+
+export interface OcrRegion {
+  text: string;
+  confidence: number;
+  /** Pixels of the image as submitted. */
+  box: { x: number; y: number; width: number; height: number };
+}
+
+/** The text read in an image; highlights of the image's categories point into `text`. */
+export interface OcrResult {
+  text: string;
+  language: string;
+  confidence: number;
+  regions: OcrRegion[];
+}
+
+export interface BankMatch {
+  bank: string;
+  bankId: string;
+  itemId: string;
+  label: string | null;
+  matchedOn: string;
+  distance: number;
+  maxDistance: number;
+  action: Action;
+  contentRef: string;
 }
 
 export interface HumanReview {
@@ -140,6 +181,8 @@ export interface FrameResult {
   flagged: boolean;
   categories: CategoryResult[];
   evidence?: Evidence;
+  ocr?: OcrResult;
+  bankMatch?: BankMatch;
 }
 
 export interface MultimodalResult {
@@ -149,6 +192,8 @@ export interface MultimodalResult {
   action: Action;
   categories: CategoryResult[];
   contentRef?: string;
+  ocr?: OcrResult;
+  bankMatch?: BankMatch;
   frames?: FrameResult[];
   results?: FrameResult[];
 }

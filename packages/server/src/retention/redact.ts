@@ -18,7 +18,9 @@ export function emptyHighlightText(value: unknown, inHighlights = false): void {
 
 /**
  * The record as stored when its content must not be kept (`doNotStore`, or retention): no content, no highlight
- * text and no text read in images, in the record, its stored request, its results and replay data. A copy: the caller's answer keeps them.
+ * text and no text read in images, in the record, its stored request, its results and replay data; no image or video
+ * address either (`media[].ref`, `contentRef`, a multi-modal request's `text`, `images` and `video`): an image is
+ * left as `sha256:<hex>`, the form inline images always have. A copy: the caller's answer keeps them.
  */
 export function withoutContent(d: DecisionRecord): DecisionRecord {
   const copy = structuredClone(d);
@@ -26,16 +28,10 @@ export function withoutContent(d: DecisionRecord): DecisionRecord {
   const body = copy.request.body as Record<string, unknown> | undefined;
   if (body && typeof body === 'object') {
     // the submitted content under each route's name for it: checks and batch items, multi-modal items, videos
-    for (const field of CONTENT_FIELDS) {
+    for (const field of ['content', 'videoUrl'] as const)
       if (typeof body[field] === 'string') body[field] = '';
-      else if (Array.isArray(body[field])) body[field] = [];
-    }
   }
-  // an image's or a video's content is its URL (or the SHA-256 of its bytes); fingerprints and scores stay
-  for (const media of copy.media ?? []) media.ref = '';
-  // multi-modal items and bank matches (of the decision, its items and its frames) name the image they judged
-  emptyContentRefs(copy.results);
-  emptyContentRefs(copy.bankMatch);
+  withoutAddresses(copy);
   emptyHighlightText(copy.categories);
   emptyHighlightText(copy.results);
   emptyHighlightText(copy.replayData);
@@ -43,16 +39,45 @@ export function withoutContent(d: DecisionRecord): DecisionRecord {
   return copy;
 }
 
-/** Empties every `contentRef` string found in `value`, in place. */
-function emptyContentRefs(value: unknown): void {
+/** The parts of a stored decision that name where its images and video came from. */
+export interface Addressed {
+  request: { body?: unknown };
+  media?: { ref: string; sha256: string }[] | null;
+  results?: unknown[] | null;
+  bankMatch?: { contentRef: string } | null;
+}
+
+/**
+ * Removes the addresses of a decision's images and video, in place: an image's or video's URL is its content. An
+ * image keeps only its digest form (`sha256:<hex>`, as an inline image always has), a video nothing; a multi-modal
+ * request's `text`, `images` and `video` go too. Applying it twice changes nothing.
+ */
+export function withoutAddresses(d: Addressed): void {
+  const byRef = new Map((d.media ?? []).map((m) => [m.ref, `sha256:${m.sha256}`] as const));
+  const reference = (ref: unknown): string => {
+    if (typeof ref !== 'string') return '';
+    return /^(sha256|frame):/.test(ref) ? ref : (byRef.get(ref) ?? '');
+  };
+  const body = d.request.body as Record<string, unknown> | undefined;
+  if (body && typeof body === 'object') {
+    if (typeof body.text === 'string') body.text = '';
+    if (typeof body.video === 'string') body.video = '';
+    if (Array.isArray(body.images)) body.images = body.images.map(reference);
+  }
+  for (const m of d.media ?? []) m.ref = reference(m.ref);
+  // bank matches and multi-modal items (of the decision, its items and a video's frames) name the image they judged
+  mapContentRefs(d.bankMatch, reference);
+  mapContentRefs(d.results, reference);
+}
+
+/** Replaces every `contentRef` string found in `value` by `reference(contentRef)`, in place. */
+function mapContentRefs(value: unknown, reference: (ref: unknown) => string): void {
   if (Array.isArray(value)) {
-    for (const item of value) emptyContentRefs(item);
+    for (const item of value) mapContentRefs(item, reference);
     return;
   }
   if (value === null || typeof value !== 'object') return;
   const record = value as Record<string, unknown>;
-  if (typeof record.contentRef === 'string') record.contentRef = '';
-  for (const child of Object.values(record)) emptyContentRefs(child);
+  if ('contentRef' in record) record.contentRef = reference(record.contentRef);
+  for (const child of Object.values(record)) mapContentRefs(child, reference);
 }
-
-const CONTENT_FIELDS = ['content', 'text', 'images', 'video', 'videoUrl'] as const;

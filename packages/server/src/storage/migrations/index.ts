@@ -15,6 +15,7 @@ import * as lists from './0013-lists.ts';
 import * as decisionSearch from './0014-decision-search.ts';
 import * as audit from './0015-audit.ts';
 import * as blobs from './0016-blobs.ts';
+import * as redactedAddresses from './0019-redacted-addresses.ts';
 
 /** Every migration, in order. Names sort lexically; add new ones with the next number. */
 export const migrations: Record<string, Migration> = {
@@ -34,4 +35,5 @@ export const migrations: Record<string, Migration> = {
   '0014-decision-search': decisionSearch,
   '0015-audit': audit,
   '0016-blobs': blobs,
+  '0019-redacted-addresses': redactedAddresses,
 };
