@@ -1,0 +1,44 @@
+// A CPU profile of the service under /v1/check load (the load of bench/check.ts, SQLite), for finding where a
+// request's time goes before optimising: writes a .cpuprofile and prints the self time per function and per module.
+//   node --import tsx bench/profile-check.ts [seconds] [connections] [outDir]
+import fs from 'node:fs';
+import path from 'node:path';
+import { SERVICE, startServer } from './lib/service.ts';
+import { hasWrk, wrk } from './lib/wrk.ts';
+import { summariseProfile } from './lib/profile.ts';
+
+const seconds = Number(process.argv[2] ?? 8);
+const connections = Number(process.argv[3] ?? 50);
+const outDir = path.resolve(process.argv[4] ?? fs.mkdtempSync('/tmp/verdict-profile-'));
+if (!hasWrk()) {
+  console.error('bench/profile-check.ts needs wrk: apt-get install -y wrk');
+  process.exit(2);
+}
+const KEY = 'vk_bench_key_000000000000000000';
+const server = await startServer(
+  ['--cpu-prof', `--cpu-prof-dir=${outDir}`, ...SERVICE],
+  {
+    VERDICT_BOOTSTRAP_KEY: KEY,
+    VERDICT_RATE_LIMIT_PER_MINUTE: '10000000',
+    VERDICT_RATE_LIMIT_BURST_PER_SECOND: '1000000',
+    VERDICT_IMAGE_PRELOAD: 'false',
+    DATABASE_URL: '',
+    REDIS_URL: '',
+  },
+  { ready: '/readyz' },
+);
+const r = await wrk({
+  url: `${server.origin}/v1/check`,
+  bodyPrefix:
+    '{"content":"Honestly this thread is getting out of hand, people keep posting the same links over and over. Can a moderator please lock it? Some replies are rude and a couple are outright insults to other users #',
+  bodySuffix: '","policyId":"default"}',
+  headers: { authorization: `Bearer ${KEY}` },
+  connections,
+  seconds,
+});
+await server.stop();
+server.remove();
+console.log(`${Math.round(r.rps)} req/s, p99 ${r.p99.toFixed(1)} ms under the profiler`);
+const file = fs.readdirSync(outDir).find((f) => f.endsWith('.cpuprofile'));
+if (!file) throw new Error(`no profile written to ${outDir}`);
+summariseProfile(path.join(outDir, file), 25);
