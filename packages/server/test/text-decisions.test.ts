@@ -69,6 +69,42 @@ describe('bundled text model: decisions under the default policy', () => {
     });
   }
 
+  // Everyday chat, the most common text there is: v2.1 flagged 9 of these 22 (e.g. "hi" sexual 0.78, "ciao a tutti"
+  // toxicity 0.94, "halo semua" violence 0.96). Some are team-authored training text and some suite cases (model card,
+  // v3): a regression test, not a measure.
+  const everyday: [string, string | undefined][] = [
+    ['hi', undefined],
+    ['ok', undefined],
+    ['thanks', undefined],
+    ['hey guys', undefined],
+    ['nice', undefined],
+    ['see you tomorrow', undefined],
+    ['hello friend', undefined],
+    ['good job', undefined],
+    ['lol', undefined],
+    ['😀', undefined],
+    ['thanks a lot', undefined],
+    ['ciao a tutti', 'it'],
+    ['hola a todos', 'es'],
+    ['halo semua', 'id'],
+    ['hallo allemaal', 'nl'],
+    ['ahoj všichni', 'cs'],
+    ['hej allihopa', 'sv'],
+    ['cześć wszystkim', 'pl'],
+    ['सबको नमस्ते', 'hi'],
+    ['à bientôt', 'fr'],
+    ['спасибо большое', 'ru'],
+    ['herkese selam', 'tr'],
+  ];
+  it('allows everyday chat in every language', async () => {
+    const flagged: string[] = [];
+    for (const [text, language] of everyday) {
+      const r = await check(text, language);
+      if (r.action !== 'allow') flagged.push(`${text}: ${r.action} (${r.triggered.join(', ')})`);
+    }
+    expect(flagged).toEqual([]);
+  });
+
   it('highlights the words that drove a score, not function words', async () => {
     const r = await check('you are an idiot and a worthless piece of garbage');
     const harassment = r.body.categories.find((c: { category: string }) => c.category === 'harassment');

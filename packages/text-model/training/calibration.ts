@@ -1,5 +1,6 @@
 /** Platt scaling per category, pooled and per language (a language's own fit where it has enough labelled texts). */
 import { N_HEADS, SUPPORTED_LANGUAGES, TEXT_CATEGORIES } from '../src/constants.ts';
+import { hashString } from '../src/hash.ts';
 import { fitPlatt } from './trainer.ts';
 
 /**
@@ -21,14 +22,20 @@ export const ANNOTATED_BY: Partial<Record<string, (source: string) => boolean>> 
  * policy's 0.5: texts with no content get the prior of the annotated sources. Sexual and violence gained nothing
  * (model card, v2.1). Kept for experiments: VERDICT_TRAIN_OVERRIDES='{"calibrateOnAnnotated": ["self_harm"]}'.
  */
-export const calibrationFilter = { heads: [] as string[] };
+export const calibrationFilter = { heads: [] as string[], unannotatedShare: 0 };
 
-/** Whether a calibration text of `source` takes part in head k's Platt fit. */
-export function calibratesHead(k: number, source: string): boolean {
+/**
+ * Whether a calibration text of `source` takes part in head k's Platt fit. For a filtered head, texts of sources that do
+ * not annotate it still take part with probability `unannotatedShare` (a deterministic draw on the text), so that
+ * everyday and content-free texts keep their place in the fit without outnumbering the annotated ones.
+ */
+export function calibratesHead(k: number, source: string, text = ''): boolean {
   const c = TEXT_CATEGORIES[k]!;
   if (!calibrationFilter.heads.includes(c)) return true;
   const f = ANNOTATED_BY[c];
-  return f === undefined || f(source);
+  if (f === undefined || f(source)) return true;
+  const share = calibrationFilter.unannotatedShare;
+  return share > 0 && (hashString(`${c}:${text}`) >>> 0) / 2 ** 32 < share;
 }
 
 /** A language gets its own fit for a category when its calibration texts have at least this many of each class. */

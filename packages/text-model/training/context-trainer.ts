@@ -18,8 +18,9 @@ import type { Scorer } from '../src/model.ts';
 import { fromHalf, toHalf } from '../src/weights.ts';
 import { labelVector } from './authored.ts';
 import { CalibrationSet, calibratesHead } from './calibration.ts';
+import { commonBenignWords } from './common-words.ts';
 import type { Example } from './data.ts';
-import { fitPlatt } from './trainer.ts';
+import { exampleWeight, fitPlatt } from './trainer.ts';
 
 export interface ContextConfig {
   bits: number;
@@ -35,6 +36,14 @@ export interface ContextConfig {
   stopwordsPerLanguage: number;
   /** one-word benign texts generated per language for this stage (benignWords) */
   benignWordsPerLanguage: number;
+  /**
+   * Which words become one-word benign texts: 'trigger' (v2: the most frequent words of benign texts, 3+ letters, that
+   * are not trigger terms) or 'ratio' (training/common-words.ts: 2+ letters, at least 4 times as frequent in benign
+   * as in harmful texts, trigger terms included: "nice" and "hi" are trigger terms of sexual harassment templates).
+   */
+  benignWordsRule?: 'trigger' | 'ratio';
+  /** 'ratio' rule: how many times as frequent in benign as in harmful texts a word must be. */
+  benignWordsMinRatio?: number;
   /**
    * Languages whose labelled datasets decide how much of the second stage their texts get (mixShares). English is
    * not one: its datasets are 2017-2019 tweets whose labels conflict with the categories' definitions (Davidson
@@ -265,8 +274,11 @@ export function trainContext(
   const W = new Float32Array(nb * N_HEADS);
   const ctx = new ContextModel({ header, hashed: W });
   // a source of weight 0 is left out of this stage altogether (training and calibration)
-  const weight = (e: Example) => cfg.sourceWeight[e.source] ?? 1;
-  const words = benignWords(ctx, scorer, train, cfg.benignWordsPerLanguage);
+  const weight = (e: Example) => exampleWeight(cfg.sourceWeight, e);
+  const words =
+    cfg.benignWordsRule === 'ratio'
+      ? ratioBenignWords(scorer, train, cfg.benignWordsPerLanguage, cfg.benignWordsMinRatio ?? 4)
+      : benignWords(ctx, scorer, train, cfg.benignWordsPerLanguage);
   log(`context: ${words.length} one-word benign texts added`);
   const trainSet = [...train, ...words];
   const data = featurise(ctx, scorer, platt, trainSet, weight, z1Of);
@@ -362,7 +374,7 @@ export function trainContext(
     nGated++;
     mixed.apply(scorer, tH, flags, n, SPAM, SUPPORTED_LANGUAGES.indexOf(e.lang));
     for (const k of HEADS) {
-      if (e.labels[k]! < 0 || !calibratesHead(k, e.source)) continue;
+      if (e.labels[k]! < 0 || !calibratesHead(k, e.source, e.text)) continue;
       cal.add(k, mixed.z[k]!, e.labels[k]!, englishViews.has(e) ? null : e.lang);
     }
   }
@@ -402,6 +414,33 @@ export const EVERYDAY_EMOJI = [
   '👍👍',
   '❤️❤️',
 ];
+
+/** benignWordsRule 'ratio': common words of benign texts (training/common-words.ts) that tokenise to one lexicon-free token. */
+function ratioBenignWords(
+  scorer: Scorer,
+  train: Example[],
+  perLanguage: number,
+  minRatio: number,
+): Example[] {
+  const lists = commonBenignWords(train, new Set<string>(), {
+    perLanguage: perLanguage * 2,
+    minDocs: 20,
+    minRatio,
+  });
+  const out: Example[] = [];
+  for (const [lang, list] of lists) {
+    for (const e of EVERYDAY_EMOJI)
+      out.push({ text: e, lang, source: 'generated_words', split: 'train', labels: labelVector([]) });
+    let kept = 0;
+    for (const w of list) {
+      if (kept >= perLanguage) break;
+      if (scorer.score(w, lang) !== 1 || (scorer.fx.tokFlags[0]! & CLASS_MASK) !== 0) continue;
+      out.push({ text: w, lang, source: 'generated_words', split: 'train', labels: labelVector([]) });
+      kept++;
+    }
+  }
+  return out;
+}
 
 /**
  * One-word texts are rare in the training data and mostly insults or slurs when they occur, so without these a

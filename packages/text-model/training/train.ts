@@ -24,6 +24,7 @@ import { Scorer } from '../src/model.ts';
 import { decodeWeights, encodeWeights, type Rule, type Weights, type WeightsHeader } from '../src/weights.ts';
 import { labelVector } from './authored.ts';
 import { CalibrationSet, calibratesHead, calibrationFilter } from './calibration.ts';
+import { type CommonWordsOptions, commonBenignWords } from './common-words.ts';
 import { type ContextConfig, EVERYDAY_EMOJI, firstWindow, trainContext } from './context-trainer.ts';
 import { datasetsDir, type Example, loadExamples } from './data.ts';
 import { buildLexicon } from './lexicon-build.ts';
@@ -44,7 +45,15 @@ export const CONFIG: TrainConfig = {
   lr: 0.3,
   l2: 1e-5,
   seed: 20251121,
-  sourceWeight: { offenseval2020_tr: 0.7, spamassassin: 0.6, reddit_cssrs: 0.5, davidson: 0.8, sms_spam: 3 },
+  // v3: the team's everyday chat weighs 9 (training/authored/<lang>.everyday.jsonl, <lang>.chat.*; see CONTEXT)
+  sourceWeight: {
+    offenseval2020_tr: 0.7,
+    spamassassin: 0.6,
+    reddit_cssrs: 0.5,
+    davidson: 0.8,
+    sms_spam: 3,
+    'authored:benign_everyday': 9,
+  },
   maxPosWeight: 4,
   sourceBias: false,
   wordOnlyHeads: [],
@@ -92,12 +101,27 @@ export const CONTEXT: ContextConfig = {
   triggerLift: 0.3,
   stopwordsPerLanguage: 60,
   benignWordsPerLanguage: 400,
+  // v3: one-word benign texts are the words at least twice as frequent in benign as in harmful training texts, trigger
+  // terms included ("hi" and "nice" open sexual-harassment templates): with the v2 rule "ok" and "hi" read sexual 0.7-0.8
+  benignWordsRule: 'ratio',
+  benignWordsMinRatio: 2,
   commonWordsPerLanguage: 150,
   mixFromRealData: ['de', 'tr', 'ar'],
   // C-SSRS posts carry their user's label (supportive and at-risk users both write about suicide): left out here;
   // Davidson (84 % "offensive", identity terms) down-weighted; authored text up-weighted (the phenomena it covers
   // are missing from the datasets). Chosen on the authored calibration split and the real calibration splits.
-  sourceWeight: { offenseval2020_tr: 0.7, spamassassin: 0.6, reddit_cssrs: 0, davidson: 0.3, authored: 3 },
+  // v3: the team's everyday chat (benign_everyday: greetings, thanks, plans) 3 times the other authored text, and the
+  // one-word benign texts 3 times, so that short harmless messages stop taking the prior of the (mostly harmful) texts
+  // the gate sends here
+  sourceWeight: {
+    offenseval2020_tr: 0.7,
+    spamassassin: 0.6,
+    reddit_cssrs: 0,
+    davidson: 0.3,
+    authored: 3,
+    'authored:benign_everyday': 9,
+    generated_words: 3,
+  },
   maxPosWeight: 4,
 };
 
@@ -134,6 +158,9 @@ export const RULES: Rule[] = [
 let STAGE1_AUTHORED: 'all' | 'no-dataset-langs' | 'none' = 'no-dataset-langs';
 const DATASET_LANGS = new Set(['en', 'de', 'tr', 'ar']);
 
+/** One-word benign texts for the first stage (training/common-words.ts); perLanguage 0 turns them off. */
+let STAGE1_COMMON_WORDS: CommonWordsOptions = { perLanguage: 400, minDocs: 20, minRatio: 4 };
+
 /**
  * Experiments: VERDICT_TRAIN_OVERRIDES='{"config": {...}, "context": {...}, "stage1Authored": "all"}' merges into
  * CONFIG and CONTEXT (one level deep for sourceWeight), so variants can be compared without editing this file.
@@ -147,9 +174,13 @@ function applyOverrides(): void {
     stage1Authored?: typeof STAGE1_AUTHORED;
     oofFolds?: number;
     calibrateOnAnnotated?: string[];
+    unannotatedShare?: number;
+    stage1CommonWords?: Partial<CommonWordsOptions>;
   };
   if (o.calibrateOnAnnotated) calibrationFilter.heads = o.calibrateOnAnnotated;
+  if (o.unannotatedShare !== undefined) calibrationFilter.unannotatedShare = o.unannotatedShare;
   if (o.oofFolds) OOF_FOLDS = o.oofFolds;
+  if (o.stage1CommonWords) STAGE1_COMMON_WORDS = { ...STAGE1_COMMON_WORDS, ...o.stage1CommonWords };
   if (o.stage1Authored) STAGE1_AUTHORED = o.stage1Authored;
   const merge = <T extends { sourceWeight: Record<string, number> }>(
     base: T,
@@ -195,6 +226,16 @@ function main(): void {
   for (const lang of SUPPORTED_LANGUAGES)
     for (const text of EVERYDAY_EMOJI)
       stage1Set.push({ text, lang, source: 'generated_words', split: 'train', labels: labelVector([]) });
+  if (STAGE1_COMMON_WORDS.perLanguage > 0) {
+    const words = commonBenignWords(trainSet, new Set(lexData.terms), STAGE1_COMMON_WORDS);
+    let added = 0;
+    for (const [lang, list] of words)
+      for (const text of list) {
+        stage1Set.push({ text, lang, source: 'generated_words', split: 'train', labels: labelVector([]) });
+        added++;
+      }
+    log(`first stage: ${added} one-word benign texts (common words of benign texts)`);
+  }
   const params = train(stage1Set, lex, CONFIG, log);
   const spamModel = trainSpamModel(trainSet, SPAM_MODEL, log);
   const header: WeightsHeader = {
@@ -237,7 +278,7 @@ function main(): void {
     for (let k = 0; k < N_HEADS; k++) {
       const y = e.labels[k]!;
       if (y < 0) continue;
-      if (calibratesHead(k, e.source)) cal.add(k, scorer.z[k]!, y, e.lang);
+      if (calibratesHead(k, e.source, e.text)) cal.add(k, scorer.z[k]!, y, e.lang);
       if (k === SPAM_HEAD && spamCalibSource(e.source)) {
         const d = e.text.length <= SPAM_SHORT_CHARS ? 0 : 1;
         spamZ[d].push(scorer.z[k]!);

@@ -14,6 +14,7 @@ export interface TrainConfig {
   l2: number;
   seed: number;
   /** per-source sample weights (default 1) */
+  /** Weight per source, or per `source:group` (e.g. `authored:benign_everyday`), which takes precedence. */
   sourceWeight: Record<string, number>;
   maxPosWeight: number;
   /**
@@ -106,7 +107,7 @@ export function train(
     log(`  ${TEXT_CATEGORIES[k]}: ${pos[k]} pos / ${neg[k]} neg, pos weight ${posW[k]!.toFixed(2)}`);
   }
   const srcW = new Float32Array(n);
-  for (let i = 0; i < n; i++) srcW[i] = cfg.sourceWeight[examples[i]!.source] ?? 1;
+  for (let i = 0; i < n; i++) srcW[i] = exampleWeight(cfg.sourceWeight, examples[i]!);
   const sourceIds = new Map<string, number>();
   const srcId = new Int32Array(n);
   for (let i = 0; i < n; i++) {
@@ -303,3 +304,11 @@ export function fitPlatt(zs: number[], ys: number[]): [number, number] {
 }
 
 export const LANGS = SUPPORTED_LANGUAGES;
+
+/** An example's training weight: its `source:group` entry, else its source's, else 1. */
+export function exampleWeight(
+  weights: Record<string, number>,
+  e: { source: string; group?: string },
+): number {
+  return (e.group !== undefined ? weights[`${e.source}:${e.group}`] : undefined) ?? weights[e.source] ?? 1;
+}
