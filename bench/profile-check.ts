@@ -3,9 +3,9 @@
 //   node --import tsx bench/profile-check.ts [seconds] [connections] [outDir]
 import fs from 'node:fs';
 import path from 'node:path';
+import { summariseProfile } from './lib/profile.ts';
 import { SERVICE, startServer } from './lib/service.ts';
 import { hasWrk, wrk } from './lib/wrk.ts';
-import { summariseProfile } from './lib/profile.ts';
 
 const seconds = Number(process.argv[2] ?? 8);
 const connections = Number(process.argv[3] ?? 50);

@@ -2,34 +2,10 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import sharp from 'sharp';
 import { videoTools } from '../../server/src/media/video/ffmpeg.ts';
 
-/**
- * Media for the evidence pages (browser tests and screenshots), generated here: licence-clear and deterministic.
- * A "meme" is a photo-like texture with a caption in white letters outlined in black, which the service reads (OCR)
- * and judges as text; a plain texture has nothing to read.
- */
-export async function meme(caption: string | null, width = 640, height = 480): Promise<Buffer> {
-  const texture = await sharp({
-    create: {
-      width,
-      height,
-      channels: 3,
-      background: '#000',
-      noise: { type: 'gaussian', mean: 120, sigma: 50 },
-    },
-  })
-    .blur(3)
-    .png()
-    .toBuffer();
-  if (caption === null) return sharp(texture).jpeg().toBuffer();
-  const svg = `<svg width="${width}" height="${height}"><text x="${width / 2}" y="90" font-family="DejaVu Sans" font-weight="bold" font-size="54" fill="white" stroke="black" stroke-width="3" text-anchor="middle">${caption}</text></svg>`;
-  return sharp(texture)
-    .composite([{ input: Buffer.from(svg) }])
-    .jpeg()
-    .toBuffer();
-}
+/** Media for the evidence pages (browser tests and screenshots), generated here: licence-clear and deterministic. */
+export { meme } from '../../server/test/helpers/images.ts';
 
 /** An H.264 MP4 showing each image for one second, in order. */
 export function slideshow(images: Buffer[]): Buffer {

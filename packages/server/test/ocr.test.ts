@@ -7,7 +7,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { videoTools } from '../src/media/video/ffmpeg.ts';
 import { createTestApp, type TestApp } from './helpers/app.ts';
-import { serve, type TestServer } from './helpers/images.ts';
+import { meme, serve, type TestServer } from './helpers/images.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
@@ -25,27 +25,6 @@ if (!hasArabicFont || !hasRussianModel) {
     '[verdict tests] apt-get install fonts-noto-core tesseract-ocr-rus to run the Arabic and Russian OCR tests; ' +
       'skipping them\n',
   );
-}
-
-/** A photo-like background (smooth random texture) with a caption: white letters outlined in black, as memes. */
-async function meme(caption: string, width = 640, height = 480, font = 'DejaVu Sans'): Promise<Buffer> {
-  const photo = await sharp({
-    create: {
-      width,
-      height,
-      channels: 3,
-      background: '#000',
-      noise: { type: 'gaussian', mean: 120, sigma: 50 },
-    },
-  })
-    .blur(3)
-    .png()
-    .toBuffer();
-  const svg = `<svg width="${width}" height="${height}"><text x="${width / 2}" y="90" font-family="${font}" font-weight="bold" font-size="54" fill="white" stroke="black" stroke-width="3" text-anchor="middle">${caption}</text></svg>`;
-  return sharp(photo)
-    .composite([{ input: Buffer.from(svg) }])
-    .jpeg()
-    .toBuffer();
 }
 
 /** Dark text on a light ground, as a screenshot of a chat. */

@@ -139,3 +139,33 @@ export function selfSignedCert(): { key: string; cert: string } {
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }
+
+/**
+ * A "meme": a photo-like texture (smooth random noise) with a caption in white letters outlined in black, which the
+ * service reads (OCR) and judges as text; `null` gives the plain texture, with nothing to read.
+ */
+export async function meme(
+  caption: string | null,
+  width = 640,
+  height = 480,
+  font = 'DejaVu Sans',
+): Promise<Buffer> {
+  const texture = await sharp({
+    create: {
+      width,
+      height,
+      channels: 3,
+      background: '#000',
+      noise: { type: 'gaussian', mean: 120, sigma: 50 },
+    },
+  })
+    .blur(3)
+    .png()
+    .toBuffer();
+  if (caption === null) return sharp(texture).jpeg().toBuffer();
+  const svg = `<svg width="${width}" height="${height}"><text x="${width / 2}" y="90" font-family="${font}" font-weight="bold" font-size="54" fill="white" stroke="black" stroke-width="3" text-anchor="middle">${caption}</text></svg>`;
+  return sharp(texture)
+    .composite([{ input: Buffer.from(svg) }])
+    .jpeg()
+    .toBuffer();
+}
