@@ -175,9 +175,14 @@ export class RedisQueue implements Queue {
             await within(worker.close(true), CLOSE_TIMEOUT_MS).catch(() => {});
           } else {
             const timeoutMs = stopOptions.timeoutMs ?? 10_000;
-            const closing = worker.close();
+            // a close that loses the race below may still reject once the connection is cut ("Connection is
+            // closed"): settled here so that it never becomes an unhandled rejection
+            const closing = worker.close().then(
+              () => true,
+              () => true,
+            );
             const drained = await Promise.race([
-              closing.then(() => true),
+              closing,
               sleep(timeoutMs).then(() => false),
             ]);
             if (!drained) {
