@@ -171,6 +171,9 @@ export class RedisQueue implements Queue {
     return {
       stop: (stopOptions = {}) => {
         stopping ??= (async () => {
+          // A worker closed while BullMQ still initialises its connections leaves that initialisation to reject
+          // ("Connection is closed") with nobody listening: let it finish (or fail, handled) first.
+          await within(worker.waitUntilReady(), CLOSE_TIMEOUT_MS).catch(() => {});
           if (stopOptions.force) {
             await within(worker.close(true), CLOSE_TIMEOUT_MS).catch(() => {});
           } else {
@@ -181,10 +184,7 @@ export class RedisQueue implements Queue {
               () => true,
               () => true,
             );
-            const drained = await Promise.race([
-              closing,
-              sleep(timeoutMs).then(() => false),
-            ]);
+            const drained = await Promise.race([closing, sleep(timeoutMs).then(() => false)]);
             if (!drained) {
               // Abort what still runs; BullMQ hands those jobs back once their locks lapse.
               for (const c of controllers) c.abort();
