@@ -1,15 +1,20 @@
 // A CPU profile of the service under /v1/check load (the load of bench/check.ts, SQLite), for finding where a
 // request's time goes before optimising: writes a .cpuprofile and prints the self time per function and per module.
-//   node --import tsx bench/profile-check.ts [seconds] [connections] [outDir]
+// With --batch, the load is bench/check.ts's POST /v1/batch/check of 100 texts instead.
+//   node --import tsx bench/profile-check.ts [seconds] [connections] [outDir] [--batch]
 import fs from 'node:fs';
 import path from 'node:path';
 import { summariseProfile } from './lib/profile.ts';
 import { SERVICE, startServer } from './lib/service.ts';
 import { hasWrk, wrk } from './lib/wrk.ts';
 
-const seconds = Number(process.argv[2] ?? 8);
-const connections = Number(process.argv[3] ?? 50);
-const outDir = path.resolve(process.argv[4] ?? fs.mkdtempSync('/tmp/verdict-profile-'));
+const batch = process.argv.includes('--batch');
+const args = process.argv.slice(2).filter((a) => a !== '--batch');
+const seconds = Number(args[0] ?? 8);
+const connections = Number(args[1] ?? (batch ? 8 : 50));
+const outDir = path.resolve(args[2] ?? fs.mkdtempSync('/tmp/verdict-profile-'));
+const SAMPLE =
+  'Honestly this thread is getting out of hand, people keep posting the same links over and over. Can a moderator please lock it? Some replies are rude and a couple are outright insults to other users';
 if (!hasWrk()) {
   console.error('bench/profile-check.ts needs wrk: apt-get install -y wrk');
   process.exit(2);
@@ -28,17 +33,21 @@ const server = await startServer(
   { ready: '/readyz' },
 );
 const r = await wrk({
-  url: `${server.origin}/v1/check`,
-  bodyPrefix:
-    '{"content":"Honestly this thread is getting out of hand, people keep posting the same links over and over. Can a moderator please lock it? Some replies are rude and a couple are outright insults to other users #',
-  bodySuffix: '","policyId":"default"}',
+  url: `${server.origin}${batch ? '/v1/batch/check' : '/v1/check'}`,
+  bodyPrefix: `{"content":"${SAMPLE} #`,
+  bodySuffix: batch ? '","id":"item-' : '","policyId":"default"}',
   headers: { authorization: `Bearer ${KEY}` },
   connections,
   seconds,
+  ...(batch && {
+    batch: { repeat: 100, outerPrefix: '{"policyId":"default","items":[', outerSuffix: ']}', itemEnd: '"}' },
+  }),
 });
 await server.stop();
 server.remove();
-console.log(`${Math.round(r.rps)} req/s, p99 ${r.p99.toFixed(1)} ms under the profiler`);
+console.log(
+  `${Math.round(r.rps)} ${batch ? 'batches of 100' : 'requests'}/s, p99 ${r.p99.toFixed(1)} ms under the profiler`,
+);
 const file = fs.readdirSync(outDir).find((f) => f.endsWith('.cpuprofile'));
 if (!file) throw new Error(`no profile written to ${outDir}`);
 summariseProfile(path.join(outDir, file), 25);
