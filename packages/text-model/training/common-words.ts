@@ -8,6 +8,7 @@
  * least `minRatio` times as frequent in benign texts as in harmful ones (so "kill" or "whore" never qualify).
  */
 import type { SupportedLanguage } from '../src/constants.ts';
+import { labelVector } from './authored.ts';
 import type { Example } from './data.ts';
 
 export interface CommonWordsOptions {
@@ -47,4 +48,9 @@ export function commonBenignWords(
     out.set(lang, words);
   }
   return out;
+}
+
+/** A generated one-word (or one-emoji) training text with every category 0 (spam unknown). */
+export function oneWordBenign(text: string, lang: SupportedLanguage): Example {
+  return { text, lang, source: 'generated_words', split: 'train', labels: labelVector([]) };
 }

@@ -16,9 +16,8 @@ import {
 import { mulberry32, shuffleInPlace } from '../src/hash.ts';
 import type { Scorer } from '../src/model.ts';
 import { fromHalf, toHalf } from '../src/weights.ts';
-import { labelVector } from './authored.ts';
 import { CalibrationSet, calibratesHead } from './calibration.ts';
-import { commonBenignWords } from './common-words.ts';
+import { commonBenignWords, oneWordBenign } from './common-words.ts';
 import type { Example } from './data.ts';
 import { exampleWeight, fitPlatt } from './trainer.ts';
 
@@ -275,10 +274,7 @@ export function trainContext(
   const ctx = new ContextModel({ header, hashed: W });
   // a source of weight 0 is left out of this stage altogether (training and calibration)
   const weight = (e: Example) => exampleWeight(cfg.sourceWeight, e);
-  const words =
-    cfg.benignWordsRule === 'ratio'
-      ? ratioBenignWords(scorer, train, cfg.benignWordsPerLanguage, cfg.benignWordsMinRatio ?? 4)
-      : benignWords(ctx, scorer, train, cfg.benignWordsPerLanguage);
+  const words = benignWords(ctx, scorer, train, cfg);
   log(`context: ${words.length} one-word benign texts added`);
   const trainSet = [...train, ...words];
   const data = featurise(ctx, scorer, platt, trainSet, weight, z1Of);
@@ -415,40 +411,40 @@ export const EVERYDAY_EMOJI = [
   '❤️❤️',
 ];
 
-/** benignWordsRule 'ratio': common words of benign texts (training/common-words.ts) that tokenise to one lexicon-free token. */
-function ratioBenignWords(
-  scorer: Scorer,
-  train: Example[],
-  perLanguage: number,
-  minRatio: number,
-): Example[] {
-  const lists = commonBenignWords(train, new Set<string>(), {
-    perLanguage: perLanguage * 2,
-    minDocs: 20,
-    minRatio,
-  });
-  const out: Example[] = [];
-  for (const [lang, list] of lists) {
-    for (const e of EVERYDAY_EMOJI)
-      out.push({ text: e, lang, source: 'generated_words', split: 'train', labels: labelVector([]) });
-    let kept = 0;
-    for (const w of list) {
-      if (kept >= perLanguage) break;
-      if (scorer.score(w, lang) !== 1 || (scorer.fx.tokFlags[0]! & CLASS_MASK) !== 0) continue;
-      out.push({ text: w, lang, source: 'generated_words', split: 'train', labels: labelVector([]) });
-      kept++;
-    }
-  }
-  return out;
-}
-
 /**
  * One-word texts are rare in the training data and mostly insults or slurs when they occur, so without these a
  * gated benign word ("hello", "class", "cocktail") took the prior of gated texts (sexual 0.5-0.7). Generated here:
  * per language, the words found in most benign training texts (all categories 0) that are neither trigger terms nor
  * lexicon entries, each as a one-word text with every category 0.
  */
-function benignWords(ctx: ContextModel, scorer: Scorer, train: Example[], perLanguage: number): Example[] {
+function benignWords(ctx: ContextModel, scorer: Scorer, train: Example[], cfg: ContextConfig): Example[] {
+  const perLanguage = cfg.benignWordsPerLanguage;
+  const ratio = cfg.benignWordsRule === 'ratio';
+  const candidates = ratio
+    ? commonBenignWords(train, new Set<string>(), {
+        perLanguage: perLanguage * 2,
+        minDocs: 20,
+        minRatio: cfg.benignWordsMinRatio ?? 4,
+      })
+    : frequentBenignWords(train);
+  const out: Example[] = [];
+  for (const [lang, list] of candidates) {
+    // emoji-only messages are common and harmless; the sexual templates' "😈" made a lone "😀" sexual 0.8
+    for (const e of EVERYDAY_EMOJI) out.push(oneWordBenign(e, lang));
+    let kept = 0;
+    for (const w of list) {
+      if (kept >= perLanguage) break;
+      if (scorer.score(w, lang) !== 1 || (scorer.fx.tokFlags[0]! & CLASS_MASK) !== 0) continue;
+      if (!ratio && ctx.hasTrigger(scorer.fx.tok.tH, scorer.fx.tokFlags, 1)) continue;
+      out.push(oneWordBenign(w, lang));
+      kept++;
+    }
+  }
+  return out;
+}
+
+/** benignWordsRule 'trigger' (v2): per language, the 3+-letter words of benign texts, most frequent first. */
+function frequentBenignWords(train: Example[]): Map<SupportedLanguage, string[]> {
   const counts = new Map<SupportedLanguage, Map<string, number>>();
   for (const e of train) {
     if (e.source === 'authored' ? e.labels.some((v) => v === 1) : !HEADS.every((k) => e.labels[k] === 0))
@@ -458,26 +454,12 @@ function benignWords(ctx: ContextModel, scorer: Scorer, train: Example[], perLan
     for (const w of new Set(e.text.toLowerCase().match(/[\p{L}\p{M}]{3,}/gu) ?? []))
       c.set(w, (c.get(w) ?? 0) + 1);
   }
-  const out: Example[] = [];
-  for (const [lang, c] of [...counts].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
-    // emoji-only messages are common and harmless; the sexual templates' "😈" made a lone "😀" sexual 0.8
-    for (const e of EVERYDAY_EMOJI)
-      out.push({ text: e, lang, source: 'generated_words', split: 'train', labels: labelVector([]) });
-    let kept = 0;
-    for (const [w] of [...c].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))) {
-      if (kept >= perLanguage) break;
-      const n = scorer.score(w, lang);
-      const tok = scorer.fx.tok;
-      if (
-        n !== 1 ||
-        (scorer.fx.tokFlags[0]! & CLASS_MASK) !== 0 ||
-        ctx.hasTrigger(tok.tH, scorer.fx.tokFlags, 1)
-      )
-        continue;
-      out.push({ text: w, lang, source: 'generated_words', split: 'train', labels: labelVector([]) });
-      kept++;
-    }
-  }
+  const out = new Map<SupportedLanguage, string[]>();
+  for (const [lang, c] of [...counts].sort((a, b) => (a[0] < b[0] ? -1 : 1)))
+    out.set(
+      lang,
+      [...c].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).map(([w]) => w),
+    );
   return out;
 }
 

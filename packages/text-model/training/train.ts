@@ -22,9 +22,8 @@ import { hashString } from '../src/hash.ts';
 import { Lexicon } from '../src/lexicon.ts';
 import { Scorer } from '../src/model.ts';
 import { decodeWeights, encodeWeights, type Rule, type Weights, type WeightsHeader } from '../src/weights.ts';
-import { labelVector } from './authored.ts';
 import { CalibrationSet, calibratesHead, calibrationFilter } from './calibration.ts';
-import { type CommonWordsOptions, commonBenignWords } from './common-words.ts';
+import { type CommonWordsOptions, commonBenignWords, oneWordBenign } from './common-words.ts';
 import { type ContextConfig, EVERYDAY_EMOJI, firstWindow, trainContext } from './context-trainer.ts';
 import { datasetsDir, type Example, loadExamples } from './data.ts';
 import { buildLexicon } from './lexicon-build.ts';
@@ -224,14 +223,13 @@ function main(): void {
   // lone "😀" read as sexual 0.80 there (0.53 after the second stage, which already learns these texts). The same
   // one-word benign texts as the second stage's, for the first stage too (every category 0, spam unknown).
   for (const lang of SUPPORTED_LANGUAGES)
-    for (const text of EVERYDAY_EMOJI)
-      stage1Set.push({ text, lang, source: 'generated_words', split: 'train', labels: labelVector([]) });
+    for (const text of EVERYDAY_EMOJI) stage1Set.push(oneWordBenign(text, lang));
   if (STAGE1_COMMON_WORDS.perLanguage > 0) {
     const words = commonBenignWords(trainSet, new Set(lexData.terms), STAGE1_COMMON_WORDS);
     let added = 0;
     for (const [lang, list] of words)
       for (const text of list) {
-        stage1Set.push({ text, lang, source: 'generated_words', split: 'train', labels: labelVector([]) });
+        stage1Set.push(oneWordBenign(text, lang));
         added++;
       }
     log(`first stage: ${added} one-word benign texts (common words of benign texts)`);

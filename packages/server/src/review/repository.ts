@@ -180,21 +180,31 @@ export class ReviewRepository {
   }
 
   /** The latest review of each of these decisions. */
-  async latestReviews(
+  latestReviews(
     accountId: string,
     decisionIds: string[],
     db: Db = this.db,
   ): Promise<Map<string, ReviewsTable>> {
-    const latest = new Map<string, ReviewsTable>();
+    return this.latestByDecision(db, 'reviews', accountId, decisionIds) as Promise<Map<string, ReviewsTable>>;
+  }
+
+  /** The latest row of `table` (reviews or appeals: both are ordered by creation) for each of these decisions. */
+  private async latestByDecision(
+    db: Db,
+    table: 'reviews' | 'appeals',
+    accountId: string,
+    decisionIds: string[],
+  ): Promise<Map<string, ReviewsTable | AppealsTable>> {
+    const latest = new Map<string, ReviewsTable | AppealsTable>();
     if (decisionIds.length === 0) return latest;
-    const rows = await db
-      .selectFrom('reviews')
+    const rows = (await db
+      .selectFrom(table)
       .selectAll()
       .where('account_id', '=', accountId)
       .where('decision_id', 'in', decisionIds)
       .orderBy('created_at')
       .orderBy('id')
-      .execute();
+      .execute()) as (ReviewsTable | AppealsTable)[];
     for (const row of rows) latest.set(row.decision_id, row);
     return latest;
   }
@@ -245,19 +255,10 @@ export class ReviewRepository {
   }
 
   /** The latest appeal of each of these decisions. */
-  async latestAppeals(accountId: string, decisionIds: string[]): Promise<Map<string, AppealsTable>> {
-    const latest = new Map<string, AppealsTable>();
-    if (decisionIds.length === 0) return latest;
-    const rows = await this.db
-      .selectFrom('appeals')
-      .selectAll()
-      .where('account_id', '=', accountId)
-      .where('decision_id', 'in', decisionIds)
-      .orderBy('created_at')
-      .orderBy('id')
-      .execute();
-    for (const row of rows) latest.set(row.decision_id, row);
-    return latest;
+  latestAppeals(accountId: string, decisionIds: string[]): Promise<Map<string, AppealsTable>> {
+    return this.latestByDecision(this.db, 'appeals', accountId, decisionIds) as Promise<
+      Map<string, AppealsTable>
+    >;
   }
 
   async decisions(accountId: string, ids: string[]): Promise<Map<string, DecisionRecord>> {
