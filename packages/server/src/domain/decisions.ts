@@ -11,8 +11,16 @@ import type { DecisionFilter } from './decision-filters.ts';
 import { AppError } from './errors.ts';
 import { type Principal, requireScope } from './principal.ts';
 
-/** Something that must be written in the same transaction as a decision (events, usage): the outbox hook. */
-export type DecisionSideWrite = (trx: Db, decisions: DecisionRecord[]) => Promise<void>;
+/**
+ * Something that must be written in the same transaction as a decision (events, usage): the outbox hook. On SQLite,
+ * `rowids[i]` is the rowid the insert gave `decisions[i]` (the search index keys its entries by it; looking it up
+ * by ID again cost as much as the index entry itself); on PostgreSQL it is empty.
+ */
+export type DecisionSideWrite = (
+  trx: Db,
+  decisions: DecisionRecord[],
+  rowids: readonly bigint[],
+) => Promise<void>;
 
 interface PendingSave {
   decisions: DecisionRecord[];
@@ -42,7 +50,7 @@ export class DecisionStore {
 
   constructor(
     private readonly db: Db,
-    engine: 'sqlite' | 'postgres' = 'sqlite',
+    private readonly engine: 'sqlite' | 'postgres' = 'sqlite',
   ) {
     this.repository = new DecisionRepository(db, engine);
     this.inserts = decisionInserts(db, engine, TEMPLATE);
@@ -115,8 +123,14 @@ export class DecisionStore {
       ? given.map((d) => (d.doNotStore ? withoutContent(d) : d))
       : given;
     await this.db.transaction().execute(async (trx) => {
-      for (const query of this.inserts(decisions)) await trx.executeQuery(query);
-      for (const write of this.sideWrites) await write(trx, decisions);
+      const rowids: bigint[] = [];
+      for (const query of this.inserts(decisions)) {
+        const result = await trx.executeQuery(query);
+        // SQLite inserts one decision per statement (decisionInserts), so its insert IDs line up with `decisions`
+        if (this.engine === 'sqlite' && result.insertId !== undefined) rowids.push(result.insertId);
+      }
+      const aligned = rowids.length === decisions.length ? rowids : [];
+      for (const write of this.sideWrites) await write(trx, decisions, aligned);
     });
   }
 }

@@ -11,12 +11,12 @@ import { decisionText, searchWords } from './text.ts';
 export class SearchIndex {
   constructor(private readonly engine: 'sqlite' | 'postgres') {}
 
-  readonly sideWrite: DecisionSideWrite = async (trx, decisions) => {
-    const entries: { id: string; text: string }[] = [];
-    for (const d of decisions) {
+  readonly sideWrite: DecisionSideWrite = async (trx, decisions, rowids) => {
+    const entries: { id: string; text: string; rowid: bigint | undefined }[] = [];
+    decisions.forEach((d, i) => {
       const text = decisionText(d.contentType, d.content);
-      if (text) entries.push({ id: d.decisionId, text });
-    }
+      if (text) entries.push({ id: d.decisionId, text, rowid: rowids[i] });
+    });
     if (entries.length === 0) return;
     if (this.engine === 'postgres') {
       // one statement for the whole commit group: every statement is a round trip
@@ -29,13 +29,16 @@ export class SearchIndex {
       );
       return;
     }
-    // keyed by the decision's rowid, which the contentless FTS5 table needs (an in-process statement: cheap)
+    // keyed by the decision's rowid, which the contentless FTS5 table needs: the insert's own when the store passed
+    // it (looking it up by ID doubled the cost of an entry: 34 vs 16 µs), else looked up
     for (const e of entries) {
       await trx.executeQuery(
-        CompiledQuery.raw(
-          'insert into decision_search (rowid, body) select rowid, ? from decisions where id = ?',
-          [e.text, e.id],
-        ),
+        e.rowid !== undefined
+          ? CompiledQuery.raw('insert into decision_search (rowid, body) values (?, ?)', [e.rowid, e.text])
+          : CompiledQuery.raw(
+              'insert into decision_search (rowid, body) select rowid, ? from decisions where id = ?',
+              [e.text, e.id],
+            ),
       );
     }
   };
