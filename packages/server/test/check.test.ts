@@ -59,7 +59,7 @@ describe('POST /v1/check (text) and dry-run', () => {
     });
     expect(block.body).toMatchObject({ safe: false, flagged: true, action: 'block' });
     const hate = block.body.categories.find((c: any) => c.category === 'hate');
-    expect(hate).toMatchObject({ score: 0.6, threshold: 0.6, triggered: true, evaluated: true });
+    expect(hate).toMatchObject({ score: 0.6, threshold: 0.5, triggered: true, evaluated: true });
   });
 
   it.each([

@@ -26,7 +26,7 @@ describe.each(engines)('policies (%s)', (engine) => {
     expect(list.body.policies.map((p: any) => p.policyId)).toEqual(['default', 'strict', 'permissive']);
     const strict = await t.request('GET', '/v1/policies/strict');
     expect(strict.body).toMatchObject({ policyId: 'strict', builtin: true, version: 1 });
-    expect(strict.body.categories.hate).toEqual({ threshold: 0.4, action: 'block' });
+    expect(strict.body.categories.hate).toEqual({ threshold: 0.3, action: 'block' });
   });
 
   it('creates (201), replaces with a new version (200), and records the version on decisions', async () => {

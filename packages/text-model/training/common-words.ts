@@ -25,6 +25,15 @@ export function commonBenignWords(
   options: CommonWordsOptions,
 ): Map<SupportedLanguage, string[]> {
   const benign = new Map<SupportedLanguage, Map<string, number>>();
+  const everyday = new Map<SupportedLanguage, string[]>();
+  for (const e of train) {
+    if (e.source !== 'authored' || e.group !== 'benign_everyday') continue;
+    const words = e.text.toLowerCase().match(WORD) ?? [];
+    if (words.length !== 1 || e.text.trim().split(/\s+/).length !== 1) continue;
+    const list = everyday.get(e.lang) ?? [];
+    everyday.set(e.lang, list);
+    if (!list.includes(words[0]!)) list.push(words[0]!);
+  }
   const harmful = new Map<SupportedLanguage, Map<string, number>>();
   for (const e of train) {
     const isHarmful = e.labels.some((v) => v === 1);
@@ -38,13 +47,17 @@ export function commonBenignWords(
   const out = new Map<SupportedLanguage, string[]>();
   for (const [lang, counts] of [...benign].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
     const bad = harmful.get(lang) ?? new Map<string, number>();
-    const words = [...counts]
+    const ratioWords = [...counts]
       .filter(
         ([w, n]) => n >= options.minDocs && !lexiconTerms.has(w) && n >= options.minRatio * (bad.get(w) ?? 0),
       )
       .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
       .slice(0, options.perLanguage)
       .map(([w]) => w);
+    // the team's own one-word everyday messages come first, whatever their ratio: sexual-solicitation texts open
+    // with "hey" and "hi" often enough (v6 data) that the ratio rule dropped them and a lone "hi" read sexual 0.57
+    const own = (everyday.get(lang) ?? []).filter((w) => !lexiconTerms.has(w));
+    const words = [...new Set([...own, ...ratioWords])].slice(0, options.perLanguage);
     out.set(lang, words);
   }
   return out;

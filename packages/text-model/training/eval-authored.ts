@@ -125,7 +125,7 @@ export function thresholdTable(scored: Scored[]): void {
   }
 }
 
-export function suiteSection(model: TextModel): void {
+export function suiteSection(model: TextModel): ReturnType<typeof scoreSuite> {
   const rows = scoreSuite(model);
   console.log('\n### Functional suite (suite/, team-written, never trained on)\n');
   console.log(
@@ -135,4 +135,5 @@ export function suiteSection(model: TextModel): void {
   console.log(
     `\nThe same suite sent as English (no \`language\`): ${suiteSummary(scoreSuite(model, undefined, 'en'))}`,
   );
+  return rows;
 }

@@ -6,6 +6,7 @@ import { loadTextModel, TEXT_CATEGORIES, type TextCategory } from '../src/index.
 import { type Example, loadExamples } from './data.ts';
 import { authoredTables, pick as pickRows, suiteSection, thresholdTable } from './eval-authored.ts';
 import { bestThreshold, ece, prf, reliability, rocAuc } from './metrics.ts';
+import { policySection } from './policy-thresholds.ts';
 
 const f3 = (x: number) => (Number.isNaN(x) ? 'n/a' : x.toFixed(3));
 const pct = (x: number) => (x * 100).toFixed(1);
@@ -139,7 +140,8 @@ function main(): void {
 
   authoredTables(scored);
   thresholdTable(scored);
-  suiteSection(model);
+  const suite = suiteSection(model);
+  policySection(scored, suite);
   const counts = (model as { stageCounts?: { texts: number; secondStage: number } }).stageCounts;
   if (counts) {
     console.log(
