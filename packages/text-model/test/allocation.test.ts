@@ -45,7 +45,10 @@ describe('allocation', () => {
     const words = 'the quick brown fox jumps over the lazy dog and you are such an idiot today'.split(' ');
     let text = '';
     for (let i = 0; text.length < 32_000; i++) text += `${words[(i * 7) % words.length]} `;
-    const bytes = await bytesPerCall(() => model.classify(text), 100);
+    // the least of three samples: on a loaded machine (the whole suite in parallel) one sample once read over the
+    // bound while alone it reads ~35 KB; a real allocation on the hot path shows in every sample
+    let bytes = Number.POSITIVE_INFINITY;
+    for (let i = 0; i < 3; i++) bytes = Math.min(bytes, await bytesPerCall(() => model.classify(text), 100));
     // the result (scores, highlights and their strings) is well under 8 KB; the second stage's scan of this text's
     // ~1,000 windows adds ~17 KB (measured 35 KB in all, 2026-11-24); the tokenizer bug this guards against was 272 KB
     expect(bytes).toBeLessThan(48 * 1024);
