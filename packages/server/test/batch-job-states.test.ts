@@ -128,7 +128,10 @@ describe.each(backends)('async batch job states on $name', (backend) => {
 
     it('interrupted by more worker stops than it has attempts, the batch still completes', async () => {
       const app = await setup();
-      provider.delayMs = 15; // a chunk of 10 items takes about 40 ms at 4 at once
+      // a chunk of 10 items takes about 180 ms at 4 at once: far longer than the poll below takes to see a chunk's
+      // progress, so each worker run commits about one chunk before it is stopped (at 15 ms an item, a loaded CI
+      // machine once saw the batch complete by the fifth run on PostgreSQL + BullMQ)
+      provider.delayMs = 60;
       const batchId = await submit(app, 100);
       let processed = 0;
       // 6 interruptions: a batch job has 5 attempts; interruptions by a shutdown must not use them up
