@@ -10,7 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { fmt } from './lib/load.ts';
-import { SERVICE, startServer } from './lib/service.ts';
+import { cpuMs, SERVICE, startServer } from './lib/service.ts';
 import { hasWrk, type WrkResult, wrk } from './lib/wrk.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -63,12 +63,14 @@ async function measure(
       ...(load.batch && { batch: load.batch }),
     };
     await wrk({ ...opts, seconds: 3 });
+    const cpuBefore = cpuMs(server.child.pid!);
     const r = await wrk({ ...opts, seconds });
+    const cpuUs = ((cpuMs(server.child.pid!) - cpuBefore) * 1000) / Math.max(1, r.requests);
     const logBytes = fs.statSync(server.logFile).size;
     console.log(
-      `${name.padEnd(24)} ${fmt(r.rps).padStart(8)} req/s  p50 ${fmt(r.p50, 2)} ms  p99 ${fmt(r.p99, 2)} ms  errors ${r.errors}  log ${fmt(logBytes / Math.max(1, r.requests), 0)} B/req`,
+      `${name.padEnd(24)} ${fmt(r.rps).padStart(8)} req/s  p50 ${fmt(r.p50, 2)} ms  p99 ${fmt(r.p99, 2)} ms  errors ${r.errors}  CPU ${fmt(cpuUs, 0)} µs/req  log ${fmt(logBytes / Math.max(1, r.requests), 0)} B/req`,
     );
-    return r;
+    return { ...r, cpuUs };
   } finally {
     await server.stop();
     server.remove();
@@ -87,18 +89,21 @@ const common = {
 console.log(
   `POST /v1/check, ~200-char texts (each different), ${connections} connections, 3 s warm-up + ${seconds} s, wrk, one run`,
 );
-const results: Record<string, WrkResult> = {};
+// BENCH_ROWS=sqlite,batch runs only those rows (the bare route always runs: every ratio needs it)
+const rows = new Set((process.env.BENCH_ROWS ?? 'sqlite,batch,pg').split(','));
+const results: Record<string, WrkResult & { cpuUs: number }> = {};
 results.bare = await measure(
   'bare Fastify route',
   ['--import', 'tsx', path.join(here, 'servers/bare-fastify.ts')],
   {},
   '/',
 );
-results.sqlite = await measure('verdict (SQLite)', service, common, '/readyz');
-results.batch = await measure('verdict batch×100 (SQLite)', service, common, '/readyz', batchOf100);
+if (rows.has('sqlite')) results.sqlite = await measure('verdict (SQLite)', service, common, '/readyz');
+if (rows.has('batch'))
+  results.batch = await measure('verdict batch×100 (SQLite)', service, common, '/readyz', batchOf100);
 const pgUrl = process.env.BENCH_DATABASE_URL;
 const redisUrl = process.env.BENCH_REDIS_URL;
-if (pgUrl && redisUrl) {
+if (pgUrl && redisUrl && rows.has('pg')) {
   const dbName = `verdict_bench_${process.pid}`;
   const admin = new pg.Client({ connectionString: pgUrl });
   await admin.connect();
@@ -118,11 +123,13 @@ if (pgUrl && redisUrl) {
   }
 }
 const bare = results.bare.rps;
-console.log(
-  `batches of 100 (SQLite): ${fmt(results.batch.rps * 100)} texts/s, p99 ${fmt(results.batch.p99, 1)} ms a batch  (target ≥ 20,000 texts/s)`,
-);
-console.log(
-  `ratio verdict (SQLite) / bare: ${fmt(results.sqlite.rps / bare, 3)}  (target ≥ 0.5, p99 ≤ 5 ms)`,
-);
+if (results.batch)
+  console.log(
+    `batches of 100 (SQLite): ${fmt(results.batch.rps * 100)} texts/s, p99 ${fmt(results.batch.p99, 1)} ms a batch  (target ≥ 20,000 texts/s)`,
+  );
+if (results.sqlite)
+  console.log(
+    `ratio verdict (SQLite) / bare: ${fmt(results.sqlite.rps / bare, 3)}  (target ≥ 0.5, p99 ≤ 5 ms); CPU per request bare / verdict: ${fmt(results.bare.cpuUs / results.sqlite.cpuUs, 3)}`,
+  );
 if (results.pg)
   console.log(`ratio verdict (PostgreSQL+Redis) / bare: ${fmt(results.pg.rps / bare, 3)}  (target ≥ 0.25)`);

@@ -1,15 +1,18 @@
 // A CPU profile of the service under /v1/check load (the load of bench/check.ts, SQLite), for finding where a
 // request's time goes before optimising: writes a .cpuprofile and prints the self time per function and per module.
-// With --batch, the load is bench/check.ts's POST /v1/batch/check of 100 texts instead.
-//   node --import tsx bench/profile-check.ts [seconds] [connections] [outDir] [--batch]
+// With --batch, the load is bench/check.ts's POST /v1/batch/check of 100 texts instead. With --pg, the service runs
+// on PostgreSQL + Redis (BENCH_DATABASE_URL, BENCH_REDIS_URL; a fresh database is created and dropped).
+//   node --import tsx bench/profile-check.ts [seconds] [connections] [outDir] [--batch] [--pg]
 import fs from 'node:fs';
 import path from 'node:path';
+import pg from 'pg';
 import { summariseProfile } from './lib/profile.ts';
 import { SERVICE, startServer } from './lib/service.ts';
 import { hasWrk, wrk } from './lib/wrk.ts';
 
 const batch = process.argv.includes('--batch');
-const args = process.argv.slice(2).filter((a) => a !== '--batch');
+const onPostgres = process.argv.includes('--pg');
+const args = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 const seconds = Number(args[0] ?? 8);
 const connections = Number(args[1] ?? (batch ? 8 : 50));
 const outDir = path.resolve(args[2] ?? fs.mkdtempSync('/tmp/verdict-profile-'));
@@ -20,6 +23,20 @@ if (!hasWrk()) {
   process.exit(2);
 }
 const KEY = 'vk_bench_key_000000000000000000';
+let databaseUrl = '';
+const dbName = `verdict_profile_${process.pid}`;
+const admin = onPostgres ? new pg.Client({ connectionString: process.env.BENCH_DATABASE_URL }) : null;
+if (admin) {
+  if (!process.env.BENCH_DATABASE_URL || !process.env.BENCH_REDIS_URL) {
+    console.error('--pg needs BENCH_DATABASE_URL and BENCH_REDIS_URL');
+    process.exit(2);
+  }
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${dbName}`);
+  const url = new URL(process.env.BENCH_DATABASE_URL);
+  url.pathname = `/${dbName}`;
+  databaseUrl = url.href;
+}
 const server = await startServer(
   ['--cpu-prof', `--cpu-prof-dir=${outDir}`, ...SERVICE],
   {
@@ -27,8 +44,8 @@ const server = await startServer(
     VERDICT_RATE_LIMIT_PER_MINUTE: '10000000',
     VERDICT_RATE_LIMIT_BURST_PER_SECOND: '1000000',
     VERDICT_IMAGE_PRELOAD: 'false',
-    DATABASE_URL: '',
-    REDIS_URL: '',
+    DATABASE_URL: databaseUrl,
+    REDIS_URL: onPostgres ? process.env.BENCH_REDIS_URL! : '',
   },
   { ready: '/readyz' },
 );
@@ -47,6 +64,10 @@ await wrk({ ...load, seconds: 3 });
 const r = await wrk({ ...load, seconds });
 await server.stop();
 server.remove();
+if (admin) {
+  await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+  await admin.end();
+}
 console.log(
   `${Math.round(r.rps)} ${batch ? 'batches of 100' : 'requests'}/s, p99 ${r.p99.toFixed(1)} ms under the profiler`,
 );

@@ -81,3 +81,17 @@ async function waitReady(url: string, child: ChildProcess): Promise<void> {
   }
   throw new Error(`${url} never became ready`);
 }
+
+/**
+ * CPU time (user + system, all threads) a process has used so far, in milliseconds, from /proc (Linux). Divided by
+ * the requests served in a window, it is the CPU a request costs: unlike throughput, it hardly moves when other work
+ * shares the machine, so it is the figure to compare changes with on a busy machine.
+ */
+export function cpuMs(pid: number): number {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // fields after the command name (which may hold spaces), from field 3 on: utime and stime are fields 14 and 15
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  return (ticks * 1000) / CLOCK_TICKS;
+}
+const CLOCK_TICKS = 100; // sysconf(_SC_CLK_TCK) on Linux

@@ -225,7 +225,14 @@ export async function createContext(
   const usage = new UsageService(new UsageRepository(db));
   const limitsRedis =
     !overrides.rateLimiter && config.redisUrl && config.rateLimit.enabled
-      ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false })
+      ? new Redis(config.redisUrl, {
+          maxRetriesPerRequest: 1,
+          enableOfflineQueue: false,
+          lazyConnect: false,
+          // the commands of the requests handled in one event-loop turn go out in one write (a system call and a
+          // round trip for many requests instead of one each: the socket writes were ~30 % of a check's CPU)
+          enableAutoPipelining: true,
+        })
       : null;
   limitsRedis?.on('error', () => {}); // failures surface per request, as the configured open/closed behaviour
   // Start with a connection, so the first requests are limited too; if Redis is down, the failure mode applies.
