@@ -33,9 +33,11 @@ describe('the SQLite write-ahead log under constant writes', () => {
       }
       const writtenBytes = written * 16384;
       // every insert writes at least one page: without the cut the log holds all of them (it reached 274 MB here);
-      // with it, the log peaks at what arrives between two of the checkpointer's ticks (250 ms)
+      // with it, the log peaks at what arrives between two of the checkpointer's ticks (250 ms) on an idle machine,
+      // more when the checkpointer's thread waits for a core (0.29 of the writes with the machine's load at 5): under
+      // half of them still shows that the log was cut while the writes went on
       expect(writtenBytes).toBeGreaterThan(40 * 1024 * 1024);
-      expect(peak).toBeLessThan(writtenBytes / 4);
+      expect(peak).toBeLessThan(writtenBytes / 2);
     } finally {
       await handle.close();
       fs.rmSync(dir, { recursive: true, force: true });
