@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { EVENT_TYPES, type EventType, isEventType } from '../domain/events.ts';
+import { EVENT_TYPES, type EventType, isEventType } from '../domain/event-types.ts';
 import {
   action,
   CliError,

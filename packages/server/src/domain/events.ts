@@ -3,25 +3,10 @@ import type { DecisionRecord } from '../storage/repositories/decisions.ts';
 import type { EventRepository, StoredEvent } from '../storage/repositories/events.ts';
 import { type DecisionSideWrite, decisionView } from './decisions.ts';
 import type { EventSubscriptions } from './event-subscriptions.ts';
+import type { EventType } from './event-types.ts';
 import { newId } from './ids.ts';
 
-/** Every event type of decisions §6.1. */
-export const EVENT_TYPES = [
-  'decision.created',
-  'decision.flagged',
-  'decision.blocked',
-  'moderation.completed',
-  'moderation.failed',
-  // human review (issue 18): a review was recorded; it changed the action; an appeal was decided
-  'decision.reviewed',
-  'decision.overturned',
-  'appeal.resolved',
-] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
-
-export function isEventType(value: unknown): value is EventType {
-  return typeof value === 'string' && (EVENT_TYPES as readonly string[]).includes(value);
-}
+export { EVENT_TYPES, type EventType, isEventType } from './event-types.ts';
 
 /** The envelope of decisions §6.2, serialised once: every attempt sends the same bytes. */
 export function buildEvent(

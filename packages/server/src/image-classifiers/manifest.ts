@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { parse } from 'yaml';
 import { type CategoryName, POLICY_CATEGORY_NAMES } from '../domain/taxonomy.ts';
+import { yaml } from '../lazy-yaml.ts';
 
 /**
  * One operator-supplied image classifier (VERDICT_IMAGE_CLASSIFIERS), validated. Plain data: it is handed to the
@@ -72,7 +72,7 @@ export function readClassifierManifests(target: string): ImageClassifierSpec[] {
 function readManifest(file: string): ImageClassifierSpec {
   let data: unknown;
   try {
-    data = parse(fs.readFileSync(file, 'utf8'));
+    data = yaml().parse(fs.readFileSync(file, 'utf8'));
   } catch (error) {
     throw new ClassifierManifestError(`${file}: ${(error as Error).message}`);
   }

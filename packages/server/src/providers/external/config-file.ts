@@ -1,6 +1,7 @@
 import fs from 'node:fs';
-import { isMap, isScalar, LineCounter, type Node, parseDocument } from 'yaml';
+import type { Node } from 'yaml';
 import { type CategoryName, TEXT_CATEGORY_NAMES } from '../../domain/taxonomy.ts';
+import { yaml } from '../../lazy-yaml.ts';
 
 export const PROVIDER_KINDS = ['openai-moderation', 'openai-chat-guard', 'azure-content-safety'] as const;
 export type ProviderKind = (typeof PROVIDER_KINDS)[number];
@@ -95,8 +96,8 @@ export function readProvidersFile(file: string): ExternalProviderConfig[] {
 }
 
 export function parseProviders(source: string, file = 'providers file'): ExternalProviderConfig[] {
-  const lines = new LineCounter();
-  const doc = parseDocument(source, {
+  const lines = new (yaml().LineCounter)();
+  const doc = yaml().parseDocument(source, {
     lineCounter: lines,
     prettyErrors: false,
     strict: true,
@@ -117,20 +118,20 @@ export function parseProviders(source: string, file = 'providers file'): Externa
       `YAML is malformed: ${firstError.message.split('\n')[0]}`,
     );
   }
-  if (!isMap(doc.contents)) fail(doc.contents, 'expected a mapping with a `providers` key');
+  if (!yaml().isMap(doc.contents)) fail(doc.contents, 'expected a mapping with a `providers` key');
   const root = doc.contents as import('yaml').YAMLMap;
   for (const pair of root.items) {
-    if (!isScalar(pair.key) || pair.key.value !== 'providers')
+    if (!yaml().isScalar(pair.key) || pair.key.value !== 'providers')
       fail(pair.key, `unknown top-level key "${String((pair.key as { value?: unknown })?.value)}"`);
   }
   const providersNode = doc.get('providers', true) as Node | undefined;
   if (providersNode === undefined || providersNode === null) return [];
-  if (!isMap(providersNode)) fail(providersNode, '`providers` must be a mapping of name → settings');
+  if (!yaml().isMap(providersNode)) fail(providersNode, '`providers` must be a mapping of name → settings');
   const map = providersNode as import('yaml').YAMLMap;
   if (map.items.length > MAX_PROVIDERS) fail(map, `at most ${MAX_PROVIDERS} providers`);
   const out: ExternalProviderConfig[] = [];
   for (const pair of map.items) {
-    const name = isScalar(pair.key) ? pair.key.value : undefined;
+    const name = yaml().isScalar(pair.key) ? pair.key.value : undefined;
     if (typeof name !== 'string' || !NAME.test(name))
       fail(pair.key, 'a provider name must be 1–32 characters of a-z, 0-9, _ and -, starting with a letter');
     if (name === 'local') fail(pair.key, '"local" is the bundled models and cannot be configured');
@@ -142,17 +143,17 @@ export function parseProviders(source: string, file = 'providers file'): Externa
 type Fail = (node: unknown, problem: string) => never;
 
 function parseOne(name: string, node: unknown, fail: Fail): ExternalProviderConfig {
-  if (!isMap(node)) return fail(node ?? null, `provider "${name}" must be a mapping of settings`);
+  if (!yaml().isMap(node)) return fail(node ?? null, `provider "${name}" must be a mapping of settings`);
   const entries = new Map<string, Node>();
   for (const pair of node.items) {
-    const key = isScalar(pair.key) ? String(pair.key.value) : '';
+    const key = yaml().isScalar(pair.key) ? String(pair.key.value) : '';
     if (!KEYS.has(key))
       fail(pair.key, `unknown setting "${key}" of provider "${name}" (allowed: ${[...KEYS].join(', ')})`);
     entries.set(key, pair.value as Node);
   }
   const value = (key: string) => {
     const v = entries.get(key);
-    return isScalar(v)
+    return yaml().isScalar(v)
       ? v.value
       : v === undefined || v === null
         ? undefined
