@@ -3,6 +3,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify';
 import { clientErrorHandler } from './api/client-errors.ts';
+import { lazySerializers } from './api/lazy-serializers.ts';
 import { registerAuth } from './api/plugins/auth.ts';
 import { registerErrorHandling, sendError } from './api/plugins/errors.ts';
 import { registerIdempotency } from './api/plugins/idempotency.ts';
@@ -87,6 +88,7 @@ export async function buildApp(
     // CLI; route schemas describe them for the OpenAPI document and type the handlers.
     schemaErrorFormatter: (errors) => new Error(errors[0]?.message ?? 'invalid'),
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false } },
+    schemaController: { compilersFactory: { buildSerializer: lazySerializers } },
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(() => () => true);
   // JSON only: a text/plain body would reach the handlers as a string (and fail as "content is required")
