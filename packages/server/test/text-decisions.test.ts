@@ -40,6 +40,7 @@ describe('bundled text model: decisions under the default policy', () => {
     ['Seni öldüreceğim', 'violence', undefined, false],
     ['سأقتلك', 'violence', undefined, false],
     // with their language
+    ['मैं तुम्हें मार डालूँगा', 'violence', 'hi', false],
     ['Me quiero suicidar', 'self_harm', 'es', false],
     ['Ich bringe dich um', 'violence', 'de', false],
     ['Je vais te tuer', 'violence', 'fr', false],
@@ -59,6 +60,14 @@ describe('bundled text model: decisions under the default policy', () => {
     ['Check out my holiday pics', ['allow']],
     // profanity aimed at a printer: a profanity warning at most, never harassment
     ['This printer is shit', ['allow', 'warn']],
+    // statements for a group in the frames hateful texts use ("GROUP are …", "GROUP deserve …"): v4 read them as hate,
+    // toxicity or violence (e.g. "disabled people deserve respect" violence 0.89); written by the engineer who found
+    // them, and kept out of the training data (model card, v5)
+    ['refugees are welcome here', ['allow']],
+    ['disabled people deserve respect', ['allow']],
+    ['Trans rights are human rights', ['allow']],
+    ['I stand with Palestinians', ['allow']],
+    ['Muslims are human beings', ['allow']],
   ];
   for (const [text, actions] of benign) {
     it(`does not flag "${text}"`, async () => {

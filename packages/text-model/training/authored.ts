@@ -29,6 +29,11 @@ export interface AuthoredItem {
 }
 
 interface TemplateFile {
+  /**
+   * Expansions kept per template of this file (default MAX_EXPANSIONS): a large batch of one kind (v9b, hateful
+   * predicates) can be trained on at a smaller share without dropping its variety of templates.
+   */
+  maxExpansions?: number;
   slots: Record<string, string[]>;
   templates: { text: string; labels: string[]; phenomenon?: string }[];
 }
@@ -75,14 +80,19 @@ function readJsonl(path: string, lang: SupportedLanguage): AuthoredItem[] {
   return out;
 }
 
-/** Fills a template's slots from a seeded PRNG; returns up to MAX_EXPANSIONS distinct texts. */
-export function expandTemplate(text: string, slots: Record<string, string[]>, seed: number): string[] {
+/** Fills a template's slots from a seeded PRNG; returns up to `max` (MAX_EXPANSIONS) distinct texts. */
+export function expandTemplate(
+  text: string,
+  slots: Record<string, string[]>,
+  seed: number,
+  max = MAX_EXPANSIONS,
+): string[] {
   const names = [...text.matchAll(/\{([A-Za-z0-9_]+)\}/g)].map((m) => m[1]!);
   if (names.length === 0) return [text];
   for (const n of names) if (!slots[n] || slots[n].length === 0) return [];
   let combos = 1;
   for (const n of new Set(names)) combos *= slots[n]!.length;
-  const want = Math.min(MAX_EXPANSIONS, combos);
+  const want = Math.min(max, combos);
   const rnd = mulberry32(seed);
   const out = new Set<string>();
   for (let tries = 0; out.size < want && tries < want * 8; tries++) {
@@ -108,7 +118,7 @@ function readTemplates(path: string, lang: SupportedLanguage, fileName: string):
     // language (`<lang>.v3.templates.json`) are named by their stem so that their ids never collide with those
     const stem = fileName.slice(0, -'.templates.json'.length);
     const id = stem === lang ? `${lang}:${i}` : `${stem}:${i}`;
-    for (const text of expandTemplate(t.text, file.slots ?? {}, hashString(id)))
+    for (const text of expandTemplate(t.text, file.slots ?? {}, hashString(id), file.maxExpansions))
       out.push({
         text,
         lang,

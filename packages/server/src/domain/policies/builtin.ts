@@ -12,7 +12,7 @@ categories:
   self_harm: { threshold: 0.5, action: flag }
   toxicity: { threshold: 0.5, action: flag }
   profanity: { threshold: 0.8, action: warn }
-  spam: { threshold: 0.75, action: warn }
+  spam: { threshold: 0.65, action: warn }
   suggestive: { threshold: 0.8, action: warn }
 `;
 
