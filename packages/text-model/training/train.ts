@@ -52,21 +52,6 @@ const HATE_CONTRASTS_WEIGHT = {
   'authored:identity_neutral': 6,
 };
 
-/**
- * v5: in the FIRST stage only, calls to harm a group and implicit hate weigh more (its English hate head is shaped by
- * datasets with few group threats: v4 read "Muslims deserve to be slaughtered" as hate 0.3). Chosen on the
- * team-authored CALIBRATION split (training/calib-suite.ts on v4's authored files; never the suite), with the v7 and v8
- * data, without → with: correct 84.4 → 84.6 %, group threats found 77.4 → 88.4 % (their hate score right 58.1 → 62.6 %),
- * implicit hate's hate score right 62.8 → 65.0 %, incitement found 88.7 → 91.7 %, counter-speech passed 77.9 → 76.7 %.
- * v5 ships without v7 (training/authored-pending/README.md); on its data (v4's + v8) without → with (and 30 "ok" lines):
- * correct 83.8 → 83.8 %, group threats found 80.0 → 93.5 % (hate score right 56.8 → 69.7 %), counter-speech 76.8 → 77.8 %.
- */
-const HATE_PHENOMENA_STAGE1_WEIGHT = {
-  'authored:hate_threat': 3,
-  'authored:incitement_group': 2,
-  'authored:hate_implicit': 2,
-};
-
 export const CONFIG: TrainConfig = {
   bits: 18,
   window: 64,
@@ -83,7 +68,6 @@ export const CONFIG: TrainConfig = {
     sms_spam: 3,
     'authored:benign_everyday': 15,
     ...HATE_CONTRASTS_WEIGHT,
-    ...HATE_PHENOMENA_STAGE1_WEIGHT,
   },
   maxPosWeight: 4,
   sourceBias: false,
