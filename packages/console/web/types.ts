@@ -25,12 +25,17 @@ export const SCOPES = [
   'webhooks:write',
   'admin',
 ];
+// the service's event types (packages/server/src/domain/event-types.ts): the review events were missing here, so a
+// webhook could not be subscribed to them from the console
 export const EVENT_TYPES = [
   'decision.created',
   'decision.flagged',
   'decision.blocked',
   'moderation.completed',
   'moderation.failed',
+  'decision.reviewed',
+  'decision.overturned',
+  'appeal.resolved',
 ];
 
 export interface Session {
