@@ -8,9 +8,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import { fmt } from './lib/load.ts';
-import { cpuMs, SERVICE, startServer } from './lib/service.ts';
+import { cpuMs, freshDatabase, SERVICE, startServer } from './lib/service.ts';
 import { hasWrk, type WrkResult, wrk } from './lib/wrk.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -104,22 +103,16 @@ if (rows.has('batch'))
 const pgUrl = process.env.BENCH_DATABASE_URL;
 const redisUrl = process.env.BENCH_REDIS_URL;
 if (pgUrl && redisUrl && rows.has('pg')) {
-  const dbName = `verdict_bench_${process.pid}`;
-  const admin = new pg.Client({ connectionString: pgUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${dbName}`);
+  const database = await freshDatabase(pgUrl, 'verdict_bench');
   try {
-    const url = new URL(pgUrl);
-    url.pathname = `/${dbName}`;
     results.pg = await measure(
       'verdict (PostgreSQL+Redis)',
       service,
-      { ...common, DATABASE_URL: url.href, REDIS_URL: redisUrl },
+      { ...common, DATABASE_URL: database.url, REDIS_URL: redisUrl },
       '/readyz',
     );
   } finally {
-    await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-    await admin.end();
+    await database.drop();
   }
 }
 const bare = results.bare.rps;

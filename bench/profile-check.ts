@@ -5,9 +5,8 @@
 //   node --import tsx bench/profile-check.ts [seconds] [connections] [outDir] [--batch] [--pg]
 import fs from 'node:fs';
 import path from 'node:path';
-import pg from 'pg';
 import { summariseProfile } from './lib/profile.ts';
-import { SERVICE, startServer } from './lib/service.ts';
+import { freshDatabase, SERVICE, startServer } from './lib/service.ts';
 import { hasWrk, wrk } from './lib/wrk.ts';
 
 const batch = process.argv.includes('--batch');
@@ -23,20 +22,11 @@ if (!hasWrk()) {
   process.exit(2);
 }
 const KEY = 'vk_bench_key_000000000000000000';
-let databaseUrl = '';
-const dbName = `verdict_profile_${process.pid}`;
-const admin = onPostgres ? new pg.Client({ connectionString: process.env.BENCH_DATABASE_URL }) : null;
-if (admin) {
-  if (!process.env.BENCH_DATABASE_URL || !process.env.BENCH_REDIS_URL) {
-    console.error('--pg needs BENCH_DATABASE_URL and BENCH_REDIS_URL');
-    process.exit(2);
-  }
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${dbName}`);
-  const url = new URL(process.env.BENCH_DATABASE_URL);
-  url.pathname = `/${dbName}`;
-  databaseUrl = url.href;
+if (onPostgres && (!process.env.BENCH_DATABASE_URL || !process.env.BENCH_REDIS_URL)) {
+  console.error('--pg needs BENCH_DATABASE_URL and BENCH_REDIS_URL');
+  process.exit(2);
 }
+const database = onPostgres ? await freshDatabase(process.env.BENCH_DATABASE_URL!, 'verdict_profile') : null;
 const server = await startServer(
   ['--cpu-prof', `--cpu-prof-dir=${outDir}`, ...SERVICE],
   {
@@ -44,7 +34,7 @@ const server = await startServer(
     VERDICT_RATE_LIMIT_PER_MINUTE: '10000000',
     VERDICT_RATE_LIMIT_BURST_PER_SECOND: '1000000',
     VERDICT_IMAGE_PRELOAD: 'false',
-    DATABASE_URL: databaseUrl,
+    DATABASE_URL: database?.url ?? '',
     REDIS_URL: onPostgres ? process.env.BENCH_REDIS_URL! : '',
   },
   { ready: '/readyz' },
@@ -64,10 +54,7 @@ await wrk({ ...load, seconds: 3 });
 const r = await wrk({ ...load, seconds });
 await server.stop();
 server.remove();
-if (admin) {
-  await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-  await admin.end();
-}
+await database?.drop();
 console.log(
   `${Math.round(r.rps)} ${batch ? 'batches of 100' : 'requests'}/s, p99 ${r.p99.toFixed(1)} ms under the profiler`,
 );

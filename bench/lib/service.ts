@@ -7,6 +7,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import pg from 'pg';
 
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 /** The service as `npm start` runs it: compiled JavaScript. */
@@ -95,3 +96,26 @@ export function cpuMs(pid: number): number {
   return (ticks * 1000) / CLOCK_TICKS;
 }
 const CLOCK_TICKS = 100; // sysconf(_SC_CLK_TCK) on Linux
+
+/**
+ * A new, empty PostgreSQL database on the server of `serverUrl` (BENCH_DATABASE_URL), for one bench run: its URL, and
+ * `drop()` to remove it (with any connection still open to it).
+ */
+export async function freshDatabase(
+  serverUrl: string,
+  prefix: string,
+): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `${prefix}_${process.pid}`;
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.href,
+    drop: async () => {
+      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.end();
+    },
+  };
+}
