@@ -96,8 +96,9 @@ export function readProvidersFile(file: string): ExternalProviderConfig[] {
 }
 
 export function parseProviders(source: string, file = 'providers file'): ExternalProviderConfig[] {
-  const lines = new (yaml().LineCounter)();
-  const doc = yaml().parseDocument(source, {
+  const { isMap, isScalar, LineCounter, parseDocument } = yaml();
+  const lines = new LineCounter();
+  const doc = parseDocument(source, {
     lineCounter: lines,
     prettyErrors: false,
     strict: true,
@@ -118,20 +119,20 @@ export function parseProviders(source: string, file = 'providers file'): Externa
       `YAML is malformed: ${firstError.message.split('\n')[0]}`,
     );
   }
-  if (!yaml().isMap(doc.contents)) fail(doc.contents, 'expected a mapping with a `providers` key');
+  if (!isMap(doc.contents)) fail(doc.contents, 'expected a mapping with a `providers` key');
   const root = doc.contents as import('yaml').YAMLMap;
   for (const pair of root.items) {
-    if (!yaml().isScalar(pair.key) || pair.key.value !== 'providers')
+    if (!isScalar(pair.key) || pair.key.value !== 'providers')
       fail(pair.key, `unknown top-level key "${String((pair.key as { value?: unknown })?.value)}"`);
   }
   const providersNode = doc.get('providers', true) as Node | undefined;
   if (providersNode === undefined || providersNode === null) return [];
-  if (!yaml().isMap(providersNode)) fail(providersNode, '`providers` must be a mapping of name → settings');
+  if (!isMap(providersNode)) fail(providersNode, '`providers` must be a mapping of name → settings');
   const map = providersNode as import('yaml').YAMLMap;
   if (map.items.length > MAX_PROVIDERS) fail(map, `at most ${MAX_PROVIDERS} providers`);
   const out: ExternalProviderConfig[] = [];
   for (const pair of map.items) {
-    const name = yaml().isScalar(pair.key) ? pair.key.value : undefined;
+    const name = isScalar(pair.key) ? pair.key.value : undefined;
     if (typeof name !== 'string' || !NAME.test(name))
       fail(pair.key, 'a provider name must be 1–32 characters of a-z, 0-9, _ and -, starting with a letter');
     if (name === 'local') fail(pair.key, '"local" is the bundled models and cannot be configured');
@@ -143,17 +144,18 @@ export function parseProviders(source: string, file = 'providers file'): Externa
 type Fail = (node: unknown, problem: string) => never;
 
 function parseOne(name: string, node: unknown, fail: Fail): ExternalProviderConfig {
-  if (!yaml().isMap(node)) return fail(node ?? null, `provider "${name}" must be a mapping of settings`);
+  const { isMap, isScalar } = yaml();
+  if (!isMap(node)) return fail(node ?? null, `provider "${name}" must be a mapping of settings`);
   const entries = new Map<string, Node>();
   for (const pair of node.items) {
-    const key = yaml().isScalar(pair.key) ? String(pair.key.value) : '';
+    const key = isScalar(pair.key) ? String(pair.key.value) : '';
     if (!KEYS.has(key))
       fail(pair.key, `unknown setting "${key}" of provider "${name}" (allowed: ${[...KEYS].join(', ')})`);
     entries.set(key, pair.value as Node);
   }
   const value = (key: string) => {
     const v = entries.get(key);
-    return yaml().isScalar(v)
+    return isScalar(v)
       ? v.value
       : v === undefined || v === null
         ? undefined
