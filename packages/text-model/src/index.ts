@@ -10,7 +10,7 @@ export {
   type TextCategory,
 } from './constants.ts';
 export { detectLanguage } from './language.ts';
-export type { Highlight, TextClassification, TextModel } from './model.ts';
+export type { ClassifyOptions, Highlight, TextClassification, TextModel } from './model.ts';
 
 /** Path of the bundled weights file. */
 export const DEFAULT_WEIGHTS_URL = new URL('../weights/text-model.bin', import.meta.url);

@@ -609,9 +609,21 @@ export class Scorer {
   }
 }
 
+export interface ClassifyOptions {
+  /** The text's language; default `en`. `auto`: detected. */
+  language?: SupportedLanguage | 'auto';
+  /**
+   * Whether the caller declared `language` (default true). An undeclared language is only a default: a text with
+   * none of its common words but some of another language's is scored in that language alone ("bonjour à tous"
+   * sent without `language`). A declared one is kept, and such a text is scored in both, each category keeping the
+   * higher probability.
+   */
+  declared?: boolean;
+}
+
 export interface TextModel {
   readonly version: string;
-  classify(text: string, options?: { language?: SupportedLanguage | 'auto' }): TextClassification;
+  classify(text: string, options?: ClassifyOptions): TextClassification;
   /**
    * Classifies generated texts once so that the JIT compiles the classifier's code paths before real texts arrive
    * (the first 32 KB texts of a cold process took 20–180 ms instead of a few), then empties the caches it filled.
@@ -673,7 +685,7 @@ export class LocalTextModel implements TextModel {
     return performance.now() - start;
   }
 
-  classify(text: string, options?: { language?: SupportedLanguage | 'auto' }): TextClassification {
+  classify(text: string, options?: ClassifyOptions): TextClassification {
     const requested = options?.language ?? 'en';
     let language: SupportedLanguage;
     if (requested === 'auto') language = detectLanguage(text) ?? 'en';
@@ -684,6 +696,9 @@ export class LocalTextModel implements TextModel {
     // the higher of the two probabilities. Texts that read as their declared language never pay for detection, nor
     // do texts of one or two Latin-script words ("kys", "assessment"), whose detected language is a guess. The
     // language is guessed from common words; when that finds none, tinyld runs on short texts and other scripts.
+    // When `language` was only the default and common words name another language, the text is scored in that one
+    // alone: scored as English, a French greeting read violence 0.90 ("bonjour à tous"); on the team's calibration
+    // split sent without `language`, benign passed 82.2 -> 86.3 % and harmful found 82.9 -> 81.6 %.
     const ctx = this.ctx;
     if (
       requested !== 'auto' &&
@@ -692,10 +707,12 @@ export class LocalTextModel implements TextModel {
       !ctx.readsAs(language, this.scorer.fx.tok.tH, n)
     ) {
       // beyondLatin1 runs at most once: above only for n < 3, below only for n > SHORT_DETECT_TOKENS
-      const other =
-        ctx.guessLanguage(this.scorer.fx.tok.tH, n) ??
-        (n <= SHORT_DETECT_TOKENS || beyondLatin1(text) ? detectLanguage(text) : null);
-      if (other !== null && other !== language) {
+      const guessed = ctx.guessLanguage(this.scorer.fx.tok.tH, n);
+      const other = guessed ?? (n <= SHORT_DETECT_TOKENS || beyondLatin1(text) ? detectLanguage(text) : null);
+      if (guessed !== null && guessed !== language && options?.declared === false) {
+        this.run(text, guessed);
+        language = guessed;
+      } else if (other !== null && other !== language) {
         const first = Float64Array.from(this.probs);
         const firstHls = [...this.hls];
         this.run(text, other);

@@ -247,6 +247,30 @@ describe('languages', () => {
     }
   });
 
+  it('an undeclared language is a default: a text whose common words are of another language is scored in it alone', () => {
+    // written for this test; not training text
+    const texts: [string, SupportedLanguage][] = [
+      ['bonjour à tous et bonne semaine', 'fr'],
+      ['buongiorno a tutti e buon lavoro', 'it'],
+      ['qué tal el viaje, nos vemos mañana', 'es'],
+    ];
+    for (const [text, lang] of texts) {
+      const undeclared = model.classify(text, { language: 'en', declared: false });
+      expect(undeclared.language).toBe(lang);
+      // exactly the scores of that language alone
+      expect(undeclared.scores).toEqual(model.classify(text, { language: lang }).scores);
+      // declared (the default), English stays: each category keeps the higher of the two readings
+      const declared = model.classify(text, { language: 'en' });
+      for (const c of TEXT_CATEGORIES)
+        expect(declared.scores[c]).toBeGreaterThanOrEqual(undeclared.scores[c] - 1e-12);
+    }
+    // English text undeclared is English; a threat in another language is still found
+    expect(model.classify('see you all tomorrow at the station', { declared: false }).language).toBe('en');
+    expect(model.classify('te voy a matar esta noche', { declared: false }).scores.violence).toBeGreaterThan(
+      0.5,
+    );
+  });
+
   it('falls back to English when detection fails', () => {
     expect(model.classify('12345 !!! ???', { language: 'auto' }).language).toBe('en');
   });

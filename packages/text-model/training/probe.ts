@@ -1,17 +1,20 @@
 /**
  * Scores ad-hoc texts with the shipped (or given) weights, one line each: the categories at or above 0.1.
- *   node --import tsx training/probe.ts [--weights dir] [--lang xx] "text" ["text" ...]
+ *   node --import tsx training/probe.ts [--weights dir] [--lang xx] [--undeclared] "text" ["text" ...]
+ * (--undeclared: the language is the API's default, not the caller's, as for a request without `language`)
  * Without texts, reads one text per line from stdin. For looking at behaviour by hand; never for choosing data.
  */
-import { loadTextModel, TEXT_CATEGORIES } from '../src/index.ts';
+import { type ClassifyOptions, loadTextModel, TEXT_CATEGORIES } from '../src/index.ts';
 
 const args = process.argv.slice(2);
 let weights: string | undefined;
-let lang: string | undefined;
+let lang: ClassifyOptions['language'];
+let declared = true;
 const texts: string[] = [];
 for (let i = 0; i < args.length; i++) {
   if (args[i] === '--weights') weights = args[++i];
-  else if (args[i] === '--lang') lang = args[++i];
+  else if (args[i] === '--lang') lang = args[++i] as ClassifyOptions['language'];
+  else if (args[i] === '--undeclared') declared = false;
   else texts.push(args[i]!);
 }
 if (texts.length === 0) {
@@ -28,7 +31,7 @@ const model = loadTextModel(
     : undefined,
 );
 for (const text of texts) {
-  const s = model.classify(text, lang ? { language: lang } : {}).scores;
+  const s = model.classify(text, { ...(lang && { language: lang }), declared }).scores;
   const top = TEXT_CATEGORIES.filter((c) => s[c] >= 0.1)
     .sort((a, b) => s[b] - s[a])
     .map((c) => `${c} ${s[c].toFixed(2)}`);

@@ -33,8 +33,11 @@ export interface SuiteRow {
 
 export function scoreSuite(model: TextModel, items = loadSuite(), language?: 'declared' | 'en'): SuiteRow[] {
   return items.map((item) => {
-    const lang = language === 'en' ? 'en' : item.lang;
-    const scores = model.classify(item.text, { language: lang }).scores;
+    // 'en': sent without `language`, as the API does it (English by default, not declared)
+    const scores = model.classify(
+      item.text,
+      language === 'en' ? { language: 'en', declared: false } : { language: item.lang },
+    ).scores;
     const harmful = item.labels.some((l) => (HARM as string[]).includes(l));
     const predHarmful = HARM.some((c) => scores[c] >= 0.5);
     const hateCase = item.phenomenon.startsWith('hate_') || HATE_CONTRASTS.has(item.phenomenon);

@@ -114,9 +114,12 @@ export class CheckService {
     const started = options.started ?? performance.now();
     const { contentType, content, language, metadata, policy } = prepared;
     // A bank match is decided inside evaluate() before any model or routed provider runs (issue 20).
-    const evaluation = await this.evaluators
-      .get(contentType)
-      .evaluate(content, { language, policy, banks: this.bankScreen(principal, policy) });
+    const evaluation = await this.evaluators.get(contentType).evaluate(content, {
+      language,
+      languageDeclared: prepared.explicitLanguage,
+      policy,
+      banks: this.bankScreen(principal, policy),
+    });
     const listMatches =
       contentType === 'text' ? await this.listMatches(principal, policy, content.stored) : [];
     const scored = applyLists(policy, evaluation.result, listMatches);

@@ -37,6 +37,8 @@ export interface Evaluation {
 
 export interface EvaluateOptions {
   language: Language | 'auto';
+  /** false when `language` is the default rather than the caller's (see ProviderInput) */
+  languageDeclared?: boolean;
   signal?: AbortSignal;
   /** The policy's hash banks: images are screened against them before any model runs. */
   banks?: BankScreen | null;
@@ -84,7 +86,12 @@ export class TextEvaluator implements ContentEvaluator {
   async evaluate(prepared: PreparedContent, options: EvaluateOptions): Promise<Evaluation> {
     const routed = await routeContent(
       this.providers,
-      { contentType: 'text', text: prepared.payload as string, language: options.language },
+      {
+        contentType: 'text',
+        text: prepared.payload as string,
+        language: options.language,
+        ...(options.languageDeclared === false && { languageDeclared: false }),
+      },
       options.policy,
       { ...(options.reuse && { reuse: options.reuse }), ...(options.signal && { signal: options.signal }) },
     );

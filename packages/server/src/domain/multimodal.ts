@@ -211,9 +211,13 @@ export class MultimodalService {
     const evaluated = await Promise.all(
       items.map(async (item, index) => {
         const itemStarted = performance.now();
-        const evaluation = await this.evaluators
-          .get(item.contentType)
-          .evaluate(item.prepared, { language, policy, signal: abort.signal, banks });
+        const evaluation = await this.evaluators.get(item.contentType).evaluate(item.prepared, {
+          language,
+          languageDeclared: context.language !== undefined,
+          policy,
+          signal: abort.signal,
+          banks,
+        });
         return { item, index, evaluation, latency: round(performance.now() - itemStarted) };
       }),
     ).catch((error: unknown) => {

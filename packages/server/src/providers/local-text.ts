@@ -31,7 +31,10 @@ export class LocalTextProvider implements Provider {
   async evaluate(input: ProviderInput): Promise<ProviderResult> {
     if (input.contentType !== 'text')
       throw new ProviderError(this.name, 'the local text provider judges text only');
-    const result = this.model.classify(input.text, { language: input.language });
+    const result = this.model.classify(input.text, {
+      language: input.language,
+      declared: input.languageDeclared !== false,
+    });
     return {
       scores: result.scores,
       evaluated: [...TEXT_CATEGORY_NAMES],

@@ -10,6 +10,11 @@ export type ProviderInput =
       contentType: 'text';
       text: string;
       language: Language | 'auto';
+      /**
+       * false when `language` is only the default (`en`, the request had none): the bundled model then scores a
+       * text in the language its words show. Absent means declared.
+       */
+      languageDeclared?: boolean;
       /** The categories the policy asks for; providers that prompt per category (chat guards) judge only these. */
       categories?: readonly CategoryName[];
     }

@@ -72,7 +72,11 @@ export class OpenAIModerationService {
               parts.map(async (p) => ({
                 type: p.contentType as 'text' | 'image',
                 // the service's default language, as /v1/check: a text in another language is also scored in it
-                result: (await this.evaluators.get(p.contentType).evaluate(p, { language: 'en' })).result,
+                result: (
+                  await this.evaluators
+                    .get(p.contentType)
+                    .evaluate(p, { language: 'en', languageDeclared: false })
+                ).result,
               })),
             );
             return result(evaluations);
