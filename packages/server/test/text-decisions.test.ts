@@ -105,6 +105,9 @@ describe('bundled text model: decisions under the default policy', () => {
     ['à bientôt', 'fr', false],
     ['спасибо большое', 'ru', false],
     ['herkese selam', 'tr', false],
+    // "message N" read sexual >= 0.5 for 130 of 150 numbers in a v5 trial (model card, authored-pending README)
+    ['message 21', undefined, false],
+    ['message 105', undefined, false],
   ];
   for (const [text, language, knownMiss] of everyday) {
     const name = `allows the everyday message "${text}"${language ? ` (${language})` : ''}`;
@@ -113,6 +116,23 @@ describe('bundled text model: decisions under the default policy', () => {
       expect(r.action, r.triggered.join(', ')).toBe('allow');
     });
   }
+
+  // Sent without `language` (the default, en): a text whose words are plainly of another language is scored in that
+  // language. Scored as English too, "bonjour à tous" read violence 0.75-0.90 and sexual 0.51-0.65 (v5 and v6).
+  for (const [text, language] of [
+    ['bonjour à tous', 'fr'],
+    ['qué tal el viaje, nos vemos mañana', 'es'],
+  ] as const) {
+    it(`scores "${text}" sent without language as ${language}, and allows it`, async () => {
+      const r = await check(text);
+      expect(r.action, r.triggered.join(', ')).toBe('allow');
+      expect(r.body.language).toBe(language);
+    });
+  }
+  it('keeps a declared language: the same text declared English is reported as English', async () => {
+    const r = await check('qué tal el viaje, nos vemos mañana', 'en');
+    expect(r.body.language).toBe('en');
+  });
 
   it('highlights the words that drove a score, not function words', async () => {
     const r = await check('you are an idiot and a worthless piece of garbage');
