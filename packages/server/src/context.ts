@@ -1,10 +1,10 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { AuditLog } from './audit/audit-log.ts';
 import { AuditRepository } from './audit/repository.ts';
 import { type BacktestService, createBacktesting, type ShadowService } from './backtest/index.ts';
 import { BankMatcher } from './banks/matcher.ts';
 import { BankService } from './banks/service.ts';
-import { createEventsContext, type EventsContext } from './compose-events.ts';
+import { createEventsContext, createQueue, type EventsContext } from './compose-events.ts';
 import { createVideoEvaluator, createVideoService } from './compose-videos.ts';
 import { type Config, extraCa, type Secrets } from './config.ts';
 import { AccountService } from './domain/accounts.ts';
@@ -223,9 +223,10 @@ export async function createContext(
   );
   const decisions = new DecisionService(decisionStore, config.publicUrl);
   const usage = new UsageService(new UsageRepository(db));
+  // ioredis is loaded only when Redis is configured
   const limitsRedis =
     !overrides.rateLimiter && config.redisUrl && config.rateLimit.enabled
-      ? new Redis(config.redisUrl, {
+      ? new (await import('ioredis')).Redis(config.redisUrl, {
           maxRetriesPerRequest: 1,
           enableOfflineQueue: false,
           lazyConnect: false,
@@ -258,7 +259,7 @@ export async function createContext(
     decisionStore,
     usage,
     audit,
-    ...(overrides.queue && { queue: overrides.queue }),
+    queue: overrides.queue ?? (await createQueue(config, database)),
   });
   const policyLifecycle = new PolicyLifecycle(policies, policyRepository, audit);
   const { backtests, shadows } = createBacktesting(

@@ -1,11 +1,11 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from './helpers/databases.ts';
-import { CLI } from './helpers/process.ts';
+import { CLI, freePort } from './helpers/process.ts';
 
 const run = promisify(execFile);
 
@@ -26,7 +26,11 @@ describe('the verdict command starts light', () => {
    * The modules a `verdict` process resolves or requires (URLs and paths) and the Node built-ins it loaded, undici's
    * among them.
    */
-  async function loaded(args: string[]): Promise<{ modules: string[]; builtins: string[] }> {
+  async function loaded(
+    args: string[],
+    /** For `serve`: stop it (SIGTERM) once it prints where it listens. */
+    options: { env?: Record<string, string>; untilListening?: boolean } = {},
+  ): Promise<{ modules: string[]; builtins: string[] }> {
     const dir = tempDir('verdict-cli-startup-');
     const hooks = path.join(dir, 'hooks.mjs');
     const register = path.join(dir, 'register.mjs');
@@ -56,19 +60,36 @@ process.on('exit', () => {
 });
 `,
     );
+    const { DATABASE_URL: _d, REDIS_URL: _r, ...inherited } = process.env;
+    const env = {
+      ...inherited,
+      VERDICT_URL: 'http://127.0.0.1:9',
+      VERDICT_API_KEY: 'vk_unused',
+      VERDICT_DATA_DIR: path.join(dir, 'data'),
+      ...options.env,
+    };
     try {
-      await run(process.execPath, ['--import', register, CLI, ...args], {
-        env: {
-          ...process.env,
-          VERDICT_URL: 'http://127.0.0.1:9',
-          VERDICT_API_KEY: 'vk_unused',
-          VERDICT_DATA_DIR: path.join(dir, 'data'),
-        },
-        timeout: 30_000,
-      }).catch((error: { code?: number }) => {
-        // a client command against a closed port fails; what it loaded before failing is what counts
-        if (typeof error.code !== 'number') throw error;
-      });
+      if (options.untilListening) {
+        const child = spawn(process.execPath, ['--import', register, CLI, ...args], { env });
+        let output = '';
+        const exited = new Promise((resolve) => child.on('exit', resolve));
+        child.stderr.on('data', (d) => {
+          output += d;
+        });
+        child.stdout.on('data', (d) => {
+          output += d;
+          if (output.includes('listening on')) child.kill('SIGTERM');
+        });
+        await exited;
+        expect(output).toContain('listening on');
+      } else {
+        await run(process.execPath, ['--import', register, CLI, ...args], { env, timeout: 30_000 }).catch(
+          (error: { code?: number }) => {
+            // a client command against a closed port fails; what it loaded before failing is what counts
+            if (typeof error.code !== 'number') throw error;
+          },
+        );
+      }
       return {
         modules: fs.readFileSync(log, 'utf8').trim().split('\n'),
         builtins: fs.readFileSync(builtinsLog, 'utf8').split('\n'),
@@ -99,6 +120,28 @@ process.on('exit', () => {
     expect(undici(builtins)).toEqual([]);
     expect(builtins).toContain('NativeModule http');
   }, 60_000);
+
+  it('verdict serve on SQLite loads no Redis, PostgreSQL, OCR, diff, progress bar or global fetch module', async () => {
+    const { modules, builtins } = await loaded(['serve'], {
+      env: {
+        PORT: String(await freePort()),
+        HOST: '127.0.0.1',
+        VERDICT_IMAGE_PRELOAD: 'false',
+        VERDICT_TEXT_WARMUP: 'false',
+        LOG_LEVEL: 'warn',
+      },
+      untilListening: true,
+    });
+    expect(modules.some((m) => m.includes('/node_modules/fastify/'))).toBe(true);
+    expect(
+      modules.filter((m) =>
+        /\/node_modules\/(pg|ioredis|bullmq|tesseract\.js|diff|cli-progress|onnxruntime-node|@tensorflow)\//.test(
+          m,
+        ),
+      ),
+    ).toEqual([]);
+    expect(undici(builtins)).toEqual([]);
+  }, 120_000);
 
   it('verdict keys list opens SQLite without pg, the SDK or the HTTP server', async () => {
     const { modules } = await loaded(['keys', 'list']);
