@@ -22,22 +22,26 @@ export type WorkerResponse =
   | { fatal: string };
 
 const port = parentPort!;
-const { maxPixels, nice, classifiers } = workerData as {
+const { maxPixels, nice, niceAfterLoad, classifiers } = workerData as {
   maxPixels: number;
   nice: number;
+  /** Load the model at normal priority and lower it only then (a worker the service waits for to be ready). */
+  niceAfterLoad: boolean;
   /** The operator's ONNX classifiers (VERDICT_IMAGE_CLASSIFIERS), run on the same decoded pixels. */
   classifiers: ImageClassifierSpec[];
 };
 
 // Inference is throughput work; the event loop (HTTP, storage) is latency work. On Linux the nice value is per
 // thread, so lowering this thread's priority lets the main thread run first whenever both want a core.
-if (nice > 0) {
+function lowerPriority(): void {
+  if (nice <= 0) return;
   try {
     os.setPriority(nice);
   } catch {
     // Not permitted here: run at normal priority.
   }
 }
+if (!niceAfterLoad) lowerPriority();
 
 async function loadModel() {
   // tfjs greets Node users on import with advice to install tfjs-node (which cannot install offline); mute it.
@@ -92,6 +96,7 @@ try {
   const { tf, model } = await loadModel();
   const extra = await loadClassifiers();
   const largest = Math.max(INPUT_SIZE, ...(extra?.sizes() ?? []));
+  if (niceAfterLoad) lowerPriority();
   port.on('message', async ({ id, image }: WorkerRequest) => {
     let pixels: SquarePixels;
     let input: Float32Array;
