@@ -9,6 +9,35 @@ import {
 import { isRetryableStatus, retryDelay } from './retries.ts';
 import type { HttpMethod, PathParams, Paths, QueryParams, RequestBody, ResponseBody } from './types.ts';
 
+/** The options the client passes to `fetch`: a URL string and these, nothing else. */
+export interface FetchInit {
+  method: string;
+  /** Lower-case names. */
+  headers: Record<string, string>;
+  /** JSON text, or a multipart form (video uploads). */
+  body?: string | FormData;
+  /** Aborted on the time-out (which covers the response's body too) or the caller's own signal. */
+  signal: AbortSignal;
+}
+
+/** What the client reads of a response; the Fetch API's `Response` is one. */
+export interface FetchResponse {
+  readonly status: number;
+  readonly ok: boolean;
+  readonly headers: Headers;
+  /** Read as it arrives for `responseType: 'stream'` (the decisions export). */
+  readonly body: ReadableStream<Uint8Array> | null;
+  text(): Promise<string>;
+  /** For `responseType: 'blob'` (evidence JPEGs, statements). */
+  blob(): Promise<Blob>;
+}
+
+/**
+ * The part of `fetch` the client uses. The global `fetch` is one; a transport of its own (a proxy agent, a test
+ * double, a runtime without `fetch`) need implement only this much.
+ */
+export type Fetch = (url: string, init: FetchInit) => Promise<FetchResponse>;
+
 export interface ClientOptions {
   /** API key (`vk_…`); default the `VERDICT_API_KEY` environment variable where there is one. */
   apiKey?: string;
@@ -18,8 +47,8 @@ export interface ClientOptions {
   maxRetries?: number;
   /** Milliseconds for each attempt, response body included; default 30000. */
   timeout?: number;
-  /** A `fetch` implementation; default the global one. */
-  fetch?: typeof fetch;
+  /** A `fetch` implementation (see `Fetch` for the part of fetch the client uses); default the global one. */
+  fetch?: Fetch;
   /** Headers sent with every request. */
   defaultHeaders?: Record<string, string>;
   /** How to wait between attempts; for tests and custom schedulers. Default: a timer. */
@@ -96,11 +125,16 @@ export function newIdempotencyKey(): string {
   return `sdk_${hex}`;
 }
 
+/**
+ * By its tag rather than `instanceof FormData`: in Node, reading the global `FormData` loads undici (a tenth of a
+ * second), which a client given a transport of its own and JSON bodies never needs. A form from another realm or
+ * a spec-conformant polyfill is recognised too.
+ */
 function isFormData(body: unknown): body is FormData {
-  return typeof FormData !== 'undefined' && body instanceof FormData;
+  return Object.prototype.toString.call(body) === '[object FormData]';
 }
 
-async function readBody(response: Response, responseType: RawRequest['responseType']): Promise<unknown> {
+async function readBody(response: FetchResponse, responseType: RawRequest['responseType']): Promise<unknown> {
   if (response.status === 204) return undefined;
   if (responseType === 'blob' && response.ok) return response.blob();
   if (responseType === 'stream' && response.ok) return response.body;
@@ -123,7 +157,7 @@ export class APIClient {
   readonly maxRetries: number;
   readonly timeout: number;
   readonly #apiKey: string;
-  readonly #fetch: typeof fetch | undefined;
+  readonly #fetch: Fetch | undefined;
   readonly #sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   readonly #headers: Record<string, string>;
 
@@ -166,7 +200,7 @@ export class APIClient {
     for (const extra of [this.#headers, req.headers, options.headers])
       for (const [name, value] of Object.entries(extra ?? {})) headers[name.toLowerCase()] = value;
     headers.authorization = `Bearer ${this.#apiKey}`;
-    let body: RequestInit['body'];
+    let body: FetchInit['body'];
     if (isFormData(req.body)) body = req.body;
     else if (req.body !== undefined) {
       body = JSON.stringify(req.body);
@@ -185,7 +219,7 @@ export class APIClient {
     const url = this.buildUrl(req.path, req.query);
 
     for (let retry = 0; ; retry++) {
-      let outcome: { response: Response; body: unknown };
+      let outcome: { response: FetchResponse; body: unknown };
       try {
         outcome = await this.#attempt(
           url,
@@ -248,11 +282,11 @@ export class APIClient {
   /** One attempt: the time-out covers the whole response, body included. */
   async #attempt(
     url: string,
-    init: { method: string; headers: Record<string, string>; body: RequestInit['body'] },
+    init: Omit<FetchInit, 'signal'>,
     timeout: number,
     signal: AbortSignal | undefined,
     responseType?: RawRequest['responseType'],
-  ): Promise<{ response: Response; body: unknown }> {
+  ): Promise<{ response: FetchResponse; body: unknown }> {
     if (signal?.aborted) throw new APIUserAbortError({ code: 'ABORTED', message: 'Request aborted' });
     const controller = new AbortController();
     let timedOut = false;
@@ -262,7 +296,7 @@ export class APIClient {
     }, timeout);
     const onAbort = () => controller.abort();
     signal?.addEventListener('abort', onAbort, { once: true });
-    const fetchImpl = this.#fetch ?? globalThis.fetch;
+    const fetchImpl: Fetch = this.#fetch ?? globalThis.fetch;
     try {
       const response = await fetchImpl(url, { ...init, signal: controller.signal });
       return { response, body: await readBody(response, responseType) };

@@ -1,5 +1,13 @@
 export { Verdict, Verdict as default } from './client.ts';
-export { APIClient, type ClientOptions, newIdempotencyKey, type RequestOptions } from './core.ts';
+export {
+  APIClient,
+  type ClientOptions,
+  type Fetch,
+  type FetchInit,
+  type FetchResponse,
+  newIdempotencyKey,
+  type RequestOptions,
+} from './core.ts';
 export {
   APIConnectionError,
   APITimeoutError,

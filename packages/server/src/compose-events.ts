@@ -12,7 +12,6 @@ import { WebhookService } from './domain/webhooks.ts';
 import { DatabaseQueue } from './jobs/database-queue.ts';
 import { OutboxRelay } from './jobs/outbox-relay.ts';
 import type { Queue } from './jobs/queue.ts';
-import { RedisQueue } from './jobs/redis-queue.ts';
 import type { DatabaseHandle } from './storage/database.ts';
 import type { AccountRepository } from './storage/repositories/accounts.ts';
 import { BatchRepository } from './storage/repositories/batches.ts';
@@ -29,10 +28,12 @@ export interface EventsContext {
   outboxRelay: OutboxRelay;
 }
 
-export function createQueue(config: Config, database: DatabaseHandle): Queue {
-  return config.redisUrl
-    ? new RedisQueue({ url: config.redisUrl, leaseMs: config.jobLeaseMs })
-    : new DatabaseQueue(database.db, database.engine, { leaseMs: config.jobLeaseMs });
+/** The configured queue: BullMQ on Redis when REDIS_URL is set (loaded only then: ~230 modules), else the database. */
+export async function createQueue(config: Config, database: DatabaseHandle): Promise<Queue> {
+  if (!config.redisUrl)
+    return new DatabaseQueue(database.db, database.engine, { leaseMs: config.jobLeaseMs });
+  const { RedisQueue } = await import('./jobs/redis-queue.ts');
+  return new RedisQueue({ url: config.redisUrl, leaseMs: config.jobLeaseMs });
 }
 
 export function createEventsContext(
@@ -45,11 +46,12 @@ export function createEventsContext(
     decisionStore: DecisionStore;
     usage: UsageService;
     audit: AuditSink;
-    queue?: Queue;
+    /** See createQueue. */
+    queue: Queue;
   },
 ): EventsContext {
   const { db, engine } = database;
-  const queue = deps.queue ?? createQueue(config, database);
+  const { queue } = deps;
   const eventRepository = new EventRepository(db);
   const webhookRepository = new WebhookRepository(db);
   const subscriptions = new EventSubscriptions(webhookRepository, config.cacheMs ?? 500);

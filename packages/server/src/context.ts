@@ -1,10 +1,10 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { AuditLog } from './audit/audit-log.ts';
 import { AuditRepository } from './audit/repository.ts';
 import { type BacktestService, createBacktesting, type ShadowService } from './backtest/index.ts';
 import { BankMatcher } from './banks/matcher.ts';
 import { BankService } from './banks/service.ts';
-import { createEventsContext, type EventsContext } from './compose-events.ts';
+import { createEventsContext, createQueue, type EventsContext } from './compose-events.ts';
 import { createVideoEvaluator, createVideoService } from './compose-videos.ts';
 import { type Config, extraCa, type Secrets } from './config.ts';
 import { AccountService } from './domain/accounts.ts';
@@ -24,7 +24,6 @@ import { PolicyService } from './domain/policies/service.ts';
 import { StatsService } from './domain/stats.ts';
 import { UsageService } from './domain/usage.ts';
 import type { VideoService } from './domain/videos.ts';
-import { verifyClassifiers } from './image-classifiers/verify.ts';
 import type { Queue } from './jobs/queue.ts';
 import { memoryRateLimiter, type RateLimiter, redisRateLimiter } from './limits/rate-limiter.ts';
 import { ListMatcher } from './lists/matcher.ts';
@@ -34,7 +33,8 @@ import { instrumentProvider } from './metrics/instrument.ts';
 import { Metrics } from './metrics/metrics.ts';
 import { OcrEngine } from './ocr/engine.ts';
 import { createExternalProvider } from './providers/external/index.ts';
-import { ImageModelPool } from './providers/local-image/pool.ts';
+import { startImageModel } from './providers/local-image/configured.ts';
+import type { ImageModelPool } from './providers/local-image/pool.ts';
 import { LocalImageProvider } from './providers/local-image/provider.ts';
 import { LocalTextProvider } from './providers/local-text.ts';
 import type { Provider } from './providers/provider.ts';
@@ -123,36 +123,34 @@ export interface AppContext extends EventsContext {
   close(): Promise<void>;
 }
 
+/** Parts built before the context by the process that starts the service (see `verdict serve`). */
+export interface StartedParts {
+  /** The image model's pool from `startImageModel`, already loading while the rest of the service starts. */
+  imageModel?: ImageModelPool;
+}
+
 export async function createContext(
   config: Config,
   secrets: Secrets,
   overrides: ContextOverrides = {},
+  started: StartedParts = {},
 ): Promise<AppContext> {
-  if (!overrides.imageProvider) await verifyClassifiers(config.imageClassifiers?.classifiers ?? []);
+  // First: the image model loads in worker threads (in the background with `imagePreload`, reported by /readyz;
+  // without it, on first use), on other cores while this thread migrates and warms up the text model.
+  const imageModel = overrides.imageProvider ? null : (started.imageModel ?? (await startImageModel(config)));
   const database = openDatabase(config.database);
   try {
     await migrateToLatest(database);
   } catch (error) {
     await database.close();
+    if (!started.imageModel) await imageModel?.close();
     throw error;
   }
   const { db } = database;
   const accountRepo = new AccountRepository(db);
   const textProvider = overrides.textProvider ?? new LocalTextProvider();
   if (config.textWarmUp && textProvider instanceof LocalTextProvider) textProvider.warmUp();
-  const imageModel = overrides.imageProvider
-    ? null
-    : new ImageModelPool({
-        size: config.imageWorkers,
-        maxPixels: MAX_IMAGE_PIXELS,
-        ...(config.imageClassifiers?.classifiers.length && {
-          classifiers: config.imageClassifiers.classifiers,
-          timeoutMs: config.imageClassifiers.timeoutMs,
-        }),
-      });
   const imageProvider = overrides.imageProvider ?? new LocalImageProvider(imageModel!);
-  // Loads in the background; /readyz reports it. Without `imagePreload` (tests) it loads on first use.
-  if (config.imagePreload && imageModel) imageModel.start().catch(() => {});
   // The operator's external providers (VERDICT_PROVIDERS_FILE); their keys come from Secrets, never from config.
   const external = (config.providers ?? []).map((provider) =>
     createExternalProvider(provider, secrets.providerKeys?.[provider.name] ?? null, {
@@ -223,9 +221,10 @@ export async function createContext(
   );
   const decisions = new DecisionService(decisionStore, config.publicUrl);
   const usage = new UsageService(new UsageRepository(db));
+  // ioredis is loaded only when Redis is configured
   const limitsRedis =
     !overrides.rateLimiter && config.redisUrl && config.rateLimit.enabled
-      ? new Redis(config.redisUrl, {
+      ? new (await import('ioredis')).Redis(config.redisUrl, {
           maxRetriesPerRequest: 1,
           enableOfflineQueue: false,
           lazyConnect: false,
@@ -258,7 +257,7 @@ export async function createContext(
     decisionStore,
     usage,
     audit,
-    ...(overrides.queue && { queue: overrides.queue }),
+    queue: overrides.queue ?? (await createQueue(config, database)),
   });
   const policyLifecycle = new PolicyLifecycle(policies, policyRepository, audit);
   const { backtests, shadows } = createBacktesting(

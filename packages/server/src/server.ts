@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { type AppState, buildApp } from './app.ts';
 import { bootstrap } from './bootstrap.ts';
 import type { Config, Secrets } from './config.ts';
-import { type AppContext, type ContextOverrides, createContext } from './context.ts';
+import { type AppContext, type ContextOverrides, createContext, type StartedParts } from './context.ts';
 import { type RunningWorker, startWorker } from './jobs/worker.ts';
 import { BufferedStdout } from './logging/buffered-stdout.ts';
 
@@ -20,9 +20,15 @@ export interface RunningServer {
 export async function startServer(
   config: Config,
   secrets: Secrets,
-  options: { overrides?: ContextOverrides; logger?: boolean | object; worker?: boolean } = {},
+  options: {
+    overrides?: ContextOverrides;
+    logger?: boolean | object;
+    worker?: boolean;
+    /** See StartedParts: the image model's pool, already loading. */
+    started?: StartedParts;
+  } = {},
 ): Promise<RunningServer> {
-  const ctx = await createContext(config, secrets, options.overrides);
+  const ctx = await createContext(config, secrets, options.overrides, options.started);
   const { firstKey } = await bootstrap(ctx);
   const logger = options.logger ?? { ...loggerOptions(config), stream: new BufferedStdout() };
   const app = await buildApp(ctx, { logger, requestLogSample: config.requestLogSample ?? 1 });

@@ -201,7 +201,22 @@ describe('VERDICT_IMAGE_CLASSIFIERS validation at start', () => {
         message,
       );
     }
-  });
+    // verdict serve checks them before it starts the image model (first, with VERDICT_IMAGE_PRELOAD) and exits 2
+    const dir = tempDir('verdict-classifiers-');
+    writeClassifier(dir, 'colour', colourModel(32), { ...colourManifest, input: { size: 64 } });
+    for (const preload of ['true', 'false']) {
+      const run = await verdict(['serve'], {
+        VERDICT_DATA_DIR: tempDir(),
+        PORT: String(await freePort()),
+        VERDICT_IMAGE_CLASSIFIERS: dir,
+        VERDICT_IMAGE_PRELOAD: preload,
+      });
+      expect([preload, run.code]).toEqual([preload, 2]);
+      expect(run.stderr).toMatch(
+        /^verdict: Invalid VERDICT_IMAGE_CLASSIFIERS: .*does not take a 1×3×64×64 input/,
+      );
+    }
+  }, 60_000);
 });
 
 describe('the image pool and its classifiers', () => {

@@ -14,13 +14,19 @@ describe('ImageModelPool (real nsfwjs model in worker threads)', () => {
   });
   afterAll(() => pool.close());
 
-  it('starts lazily; idle counts as ready, then loads every worker', async () => {
+  it('starts lazily; idle counts as ready; ready with the first worker loaded, then loads the others', async () => {
     expect(pool.state).toBe('idle');
     expect(pool.isReady()).toBe(true);
+    expect(pool.readyWorkers).toBe(0);
     await pool.start();
+    // the first worker loads alone: ready (an image is classified without waiting for a load) with one worker
     expect(pool.state).toBe('ready');
+    expect(pool.readyWorkers).toBe(1);
     expect(pool.size).toBe(2);
-  });
+    const scores = await pool.classify(jpeg); // served by the loaded worker while the second loads
+    expect(Object.keys(scores.raw)).toEqual([...CLASSES]);
+    await expect.poll(() => pool.readyWorkers, { timeout: 60_000, interval: 50 }).toBe(2);
+  }, 90_000);
 
   it('classifies encoded images into sexual (Porn+Hentai) and suggestive (Sexy) probabilities', async () => {
     const scores = await pool.classify(jpeg);

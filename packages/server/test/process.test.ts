@@ -3,6 +3,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tempDir } from './helpers/databases.ts';
+import { photo } from './helpers/images.ts';
 import { firstStartKey, startServerProcess, verdict } from './helpers/process.ts';
 
 const dirs: string[] = [];
@@ -67,6 +68,60 @@ describe('the service as a process', () => {
     again.child.kill('SIGTERM');
     await again.exited;
   });
+
+  it('with the image model preloaded, /readyz is 200 only once a worker has loaded it; an image is then judged', async () => {
+    const server = await startServerProcess({
+      VERDICT_DATA_DIR: newDataDir(),
+      VERDICT_IMAGE_PRELOAD: 'true',
+      VERDICT_IMAGE_WORKERS: '2',
+      VERDICT_TEXT_WARMUP: 'true',
+    });
+    try {
+      const key = await firstStartKey(server);
+      let ready: any;
+      for (let waited = 0; waited < 60_000 && !ready; waited += 20) {
+        const res = await fetch(`${server.url}/readyz`);
+        const body = (await res.json()) as any;
+        if (res.status === 200) ready = body;
+        else {
+          expect(res.status).toBe(503);
+          // only the image model can still be loading once the service listens
+          expect([body.checks.images, body.imageWorkers.loaded]).toEqual([false, 0]);
+          await new Promise((r) => setTimeout(r, 20));
+        }
+      }
+      expect(ready, server.output()).toBeDefined();
+      expect(ready.checks).toEqual({
+        storage: true,
+        queue: true,
+        models: true,
+        images: true,
+        accepting: true,
+      });
+      // the first worker loads alone; ready does not wait for the second, which loads while the service answers
+      expect(ready.imageWorkers.total).toBe(2);
+      expect(ready.imageWorkers.loaded).toBeGreaterThanOrEqual(1);
+      const image = await photo('jpeg', 320, 240);
+      const res = await post(`${server.url}/v1/check`, key!, {
+        content: `data:image/jpeg;base64,${image.toString('base64')}`,
+        contentType: 'image',
+        policyId: 'default',
+      });
+      expect(res.status).toBe(200);
+      expect(res.body.categories.find((c: any) => c.category === 'sexual')).toMatchObject({
+        evaluated: true,
+      });
+      await expect
+        .poll(async () => ((await (await fetch(`${server.url}/readyz`)).json()) as any).imageWorkers.loaded, {
+          timeout: 60_000,
+          interval: 100,
+        })
+        .toBe(2);
+    } finally {
+      server.child.kill('SIGTERM');
+      expect(await server.exited).toBe(0);
+    }
+  }, 120_000);
 
   it('every decision acknowledged to a client survives kill -9', async () => {
     const dataDir = newDataDir();

@@ -72,6 +72,11 @@ export interface paths {
               providers?: {
                 [key: string]: string;
               };
+              /** @description The image model's worker threads that have loaded it, of VERDICT_IMAGE_WORKERS. Images are ready once one has: the first loads alone, the others after it while the service answers */
+              imageWorkers?: {
+                loaded: number;
+                total: number;
+              };
               /** @description The operator's ONNX image classifiers (VERDICT_IMAGE_CLASSIFIERS) by name, with the state of the image workers that run them: idle (loaded on first use), starting, ready, failed or closed */
               imageClassifiers?: {
                 [key: string]: string;
@@ -93,6 +98,11 @@ export interface paths {
               /** @description Circuit state of each external provider: closed, open or half_open */
               providers?: {
                 [key: string]: string;
+              };
+              /** @description The image model's worker threads that have loaded it, of VERDICT_IMAGE_WORKERS. Images are ready once one has: the first loads alone, the others after it while the service answers */
+              imageWorkers?: {
+                loaded: number;
+                total: number;
               };
               /** @description The operator's ONNX image classifiers (VERDICT_IMAGE_CLASSIFIERS) by name, with the state of the image workers that run them: idle (loaded on first use), starting, ready, failed or closed */
               imageClassifiers?: {

@@ -43,16 +43,27 @@ program
   .option('--no-worker', 'API only; run `verdict worker` processes for background jobs (scaled out)')
   .action(async (opts: { worker: boolean }) => {
     const { config, secrets } = configOrExit();
-    const [{ startServer }, { LocalTextProvider }] = await Promise.all([
-      import('../server.ts'),
-      import('../providers/local-text.ts'),
-    ]);
-    const server = await startServer(config, secrets, { worker: opts.worker }).catch((error: unknown) => {
+    const exitOnSetting = (error: unknown): never => {
       const message = settingAtFault(error, config);
       if (message === null) throw error;
       process.stderr.write(`verdict: ${message}\n`);
       process.exit(2);
-    });
+    };
+    // The image model's workers start before the service's modules are loaded (seconds of this thread), so that
+    // they load the model on another core meanwhile; it used to start after the text model's warm-up.
+    const imageModel = config.imagePreload
+      ? await import('../providers/local-image/configured.ts')
+          .then(({ startImageModel }) => startImageModel(config))
+          .catch(exitOnSetting)
+      : undefined;
+    const [{ startServer }, { LocalTextProvider }] = await Promise.all([
+      import('../server.ts'),
+      import('../providers/local-text.ts'),
+    ]);
+    const server = await startServer(config, secrets, {
+      worker: opts.worker,
+      started: { ...(imageModel && { imageModel }) },
+    }).catch(exitOnSetting);
     const log = server.app.log;
     const text = server.ctx.providers.get('text');
     if (text instanceof LocalTextProvider && text.warmUpMs !== null)

@@ -40,7 +40,7 @@ export function registerAuditCommand(program: Command, io: CliIO): void {
         },
       ) => {
         const limit = parseInteger(opts.limit, '--limit', 1, 10_000);
-        const client = makeClient(opts, io);
+        const client = await makeClient(opts, io);
         const entries: AuditEntry[] = [];
         const filters = {
           ...(opts.action && { action: opts.action }),

@@ -1,6 +1,5 @@
 import fs from 'node:fs';
 import type { BatchItem, BatchItemResult } from '@verdict/sdk';
-import { VerdictError } from '@verdict/sdk';
 import type { Command } from 'commander';
 import { progressBar } from './progress.ts';
 import {
@@ -11,6 +10,7 @@ import {
   clientOptions,
   EXIT,
   EXIT_CODES_HELP,
+  isVerdictError,
   makeClient,
   parseInteger,
   printJson,
@@ -86,7 +86,7 @@ export function registerBatchCommands(program: Command, io: CliIO): void {
             throw new CliError('INVALID_BATCH_ITEM', `${file}:${lines[i]}: duplicate id "${item.id}"`);
           ids.add(item.id);
         });
-        const client = makeClient(opts, io);
+        const client = await makeClient(opts, io);
         // Results are written as each request completes, so a failure later keeps what was decided.
         const out = opts.out ? fs.openSync(opts.out, 'w') : null;
         const results: BatchItemResult[] = [];
@@ -98,7 +98,7 @@ export function registerBatchCommands(program: Command, io: CliIO): void {
             try {
               answer = await client.batch.check({ policyId: opts.policy, items: chunk });
             } catch (error) {
-              const details = error instanceof VerdictError ? error.details : undefined;
+              const details = isVerdictError(error) ? error.details : undefined;
               if (typeof details === 'object' && typeof details.index === 'number') {
                 const line = lines[start + details.index];
                 io.stderr.write(`verdict: item at ${file}:${line} was rejected\n`);

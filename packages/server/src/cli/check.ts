@@ -94,7 +94,7 @@ export function registerCheckCommand(program: Command, io: CliIO): void {
         if (opts.language) params.language = opts.language;
         if (metadata !== undefined) params.metadata = metadata;
 
-        const result = await makeClient(opts, io).check(params);
+        const result = await (await makeClient(opts, io)).check(params);
         if (opts.json) printJson(io, result);
         else {
           println(io, verdictLine(result));

@@ -80,7 +80,7 @@ export function registerDecisionSearchCommands(decisions: Command, io: CliIO): v
       async (words: string[], opts: ClientOptions & FilterOptions & { limit: string; offset: string }) => {
         const limit = parseInteger(opts.limit, '--limit', 1, 100);
         const offset = parseInteger(opts.offset, '--offset');
-        const page = await makeClient(opts, io).decisions.list({
+        const page = await (await makeClient(opts, io)).decisions.list({
           ...filters(opts),
           q: words.join(' '),
           limit,
@@ -116,7 +116,7 @@ export function registerDecisionSearchCommands(decisions: Command, io: CliIO): v
     ),
   ).action(
     action(io, async (opts: ClientOptions & FilterOptions & { q?: string; out?: string }) => {
-      const client = makeClient(opts, io);
+      const client = await makeClient(opts, io);
       const params = { ...filters(opts), q: opts.q };
       let out: fs.WriteStream | undefined;
       if (opts.out) {

@@ -35,7 +35,7 @@ export function registerDecisionCommands(program: Command, io: CliIO): void {
     action(io, async (opts: ClientOptions & { limit?: string; offset: string; all?: boolean }) => {
       const limit = opts.limit === undefined ? undefined : parseInteger(opts.limit, '--limit', 1, 100);
       const offset = parseInteger(opts.offset, '--offset');
-      const client = makeClient(opts, io);
+      const client = await makeClient(opts, io);
       let list: Decision[];
       let hasMore = false;
       if (opts.all) {
@@ -68,7 +68,7 @@ export function registerDecisionCommands(program: Command, io: CliIO): void {
 
   clientOptions(decisions.command('get <decisionId>').description('Show a stored decision')).action(
     action(io, async (decisionId: string, opts: ClientOptions) => {
-      const d = await makeClient(opts, io).decisions.get(decisionId);
+      const d = await (await makeClient(opts, io)).decisions.get(decisionId);
       if (opts.json) return printJson(io, d);
       println(io, verdictLine(d));
       println(io, `  ${d.timestamp}  ${d.contentType}${d.replayOf ? `  replay of ${d.replayOf}` : ''}`);
@@ -84,7 +84,9 @@ export function registerDecisionCommands(program: Command, io: CliIO): void {
       .requiredOption('--policy <policyId>', 'the policy to replay with'),
   ).action(
     action(io, async (decisionId: string, opts: ClientOptions & { policy: string }) => {
-      const result = await makeClient(opts, io).decisions.replay(decisionId, { policyId: opts.policy });
+      const result = await (await makeClient(opts, io)).decisions.replay(decisionId, {
+        policyId: opts.policy,
+      });
       if (opts.json) return printJson(io, result);
       println(io, `${verdictLine(result)}  (replay of ${decisionId})`);
       println(io, categoryLines(result.categories).join('\n'));
@@ -97,7 +99,7 @@ export function registerDecisionCommands(program: Command, io: CliIO): void {
       .description('Print a cURL command reproducing the check (the key is $VERDICT_API_KEY)'),
   ).action(
     action(io, async (decisionId: string, opts: ClientOptions) => {
-      const result = await makeClient(opts, io).decisions.curl(decisionId);
+      const result = await (await makeClient(opts, io)).decisions.curl(decisionId);
       if (opts.json) return printJson(io, result);
       println(io, result.curl);
     }),

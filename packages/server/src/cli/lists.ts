@@ -55,7 +55,7 @@ export function registerListCommands(program: Command, io: CliIO): void {
             throw new CliError('INVALID_PARAMETER', '--caps must be JSON, e.g. {"hate":"warn"}');
           }
         }
-        const created = await makeClient(opts, io).lists.create({
+        const created = await (await makeClient(opts, io)).lists.create({
           name,
           kind: opts.kind as 'block' | 'allow',
           ...(opts.action !== undefined && { action: opts.action as 'block' }),
@@ -70,7 +70,7 @@ export function registerListCommands(program: Command, io: CliIO): void {
 
   clientOptions(lists.command('list').description("List the account's lists")).action(
     action(io, async (opts: ClientOptions) => {
-      const { lists: all } = await makeClient(opts, io).lists.list();
+      const { lists: all } = await (await makeClient(opts, io)).lists.list();
       if (opts.json) return printJson(io, all);
       println(
         io,
@@ -96,7 +96,7 @@ export function registerListCommands(program: Command, io: CliIO): void {
       .option('--offset <n>', 'entries to skip', '0'),
   ).action(
     action(io, async (list: string, opts: ClientOptions & { limit: string; offset: string }) => {
-      const page = await makeClient(opts, io).lists.get(list, {
+      const page = await (await makeClient(opts, io)).lists.get(list, {
         limit: String(parseInteger(opts.limit, '--limit', 1, 1000)),
         offset: String(parseInteger(opts.offset, '--offset', 0)),
       });
@@ -120,7 +120,7 @@ export function registerListCommands(program: Command, io: CliIO): void {
       .option('--regex', 'the entries are RE2 regexes'),
   ).action(
     action(io, async (list: string, values: string[], opts: ClientOptions & { regex?: boolean }) => {
-      const result = await makeClient(opts, io).lists.add(list, entriesOf(values, opts.regex));
+      const result = await (await makeClient(opts, io)).lists.add(list, entriesOf(values, opts.regex));
       if (opts.json) return printJson(io, result);
       println(io, `Added ${result.added} (${result.duplicates} already there); ${describeList(result.list)}`);
     }),
@@ -136,7 +136,7 @@ export function registerListCommands(program: Command, io: CliIO): void {
     action(
       io,
       async (list: string, values: string[], opts: ClientOptions & { regex?: boolean; ids?: boolean }) => {
-        const result = await makeClient(opts, io).lists.remove(
+        const result = await (await makeClient(opts, io)).lists.remove(
           list,
           opts.ids ? { ids: values } : { entries: entriesOf(values, opts.regex) },
         );
@@ -157,7 +157,7 @@ export function registerListCommands(program: Command, io: CliIO): void {
   ).action(
     action(io, async (list: string, opts: ClientOptions & { file: string }) => {
       const text = readFile(opts.file, '--file').toString('utf8');
-      const result = await makeClient(opts, io).lists.import(list, text);
+      const result = await (await makeClient(opts, io)).lists.import(list, text);
       if (opts.json) return printJson(io, result);
       println(
         io,
@@ -170,7 +170,7 @@ export function registerListCommands(program: Command, io: CliIO): void {
     lists.command('delete <list>').description('Delete a list (refused while a policy names it)'),
   ).action(
     action(io, async (list: string, opts: ClientOptions) => {
-      const result = await makeClient(opts, io).lists.delete(list);
+      const result = await (await makeClient(opts, io)).lists.delete(list);
       if (opts.json) return printJson(io, result);
       println(io, `Deleted ${result.id}`);
     }),

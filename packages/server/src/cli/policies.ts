@@ -47,7 +47,7 @@ export function registerPolicyCommands(program: Command, io: CliIO): void {
         );
       }
       const yamlContent = readFile(opts.file, '--file').toString('utf8');
-      const client = makeClient(opts, io);
+      const client = await makeClient(opts, io);
       const policy = await client.policies.create({ policyId, yamlContent, createOnly: opts.createOnly });
       if (opts.json) return printJson(io, policy);
       println(io, `${policy.version === 1 ? 'Created' : 'Updated'} ${describePolicy(policy)}`);
@@ -56,7 +56,7 @@ export function registerPolicyCommands(program: Command, io: CliIO): void {
 
   clientOptions(policies.command('list').description('List the built-in policies and yours')).action(
     action(io, async (opts: ClientOptions) => {
-      const { policies: list } = await makeClient(opts, io).policies.list();
+      const { policies: list } = await (await makeClient(opts, io)).policies.list();
       if (opts.json) return printJson(io, list);
       println(
         io,
@@ -78,7 +78,7 @@ export function registerPolicyCommands(program: Command, io: CliIO): void {
     policies.command('get <policyId>').description('Show a policy').option('--yaml', 'print the YAML source'),
   ).action(
     action(io, async (policyId: string, opts: ClientOptions & { yaml?: boolean }) => {
-      const policy = await makeClient(opts, io).policies.get(policyId);
+      const policy = await (await makeClient(opts, io)).policies.get(policyId);
       if (opts.json) return printJson(io, policy);
       if (opts.yaml)
         return void io.stdout.write(

@@ -71,7 +71,7 @@ async function waitFor(client: Verdict, backtest: Backtest, io: CliIO, pollMs: n
 export function registerPolicyLifecycleCommands(policies: Command, io: CliIO): void {
   clientOptions(policies.command('versions <policyId>').description('List every version of a policy')).action(
     action(io, async (policyId: string, opts: ClientOptions) => {
-      const { versions } = await makeClient(opts, io).policies.versions(policyId);
+      const { versions } = await (await makeClient(opts, io)).policies.versions(policyId);
       if (opts.json) return printJson(io, versions);
       println(
         io,
@@ -96,7 +96,7 @@ export function registerPolicyLifecycleCommands(policies: Command, io: CliIO): v
       .option('--to <version>', 'newer version (default: the latest)'),
   ).action(
     action(io, async (policyId: string, opts: ClientOptions & { from?: string; to?: string }) => {
-      const diff = await makeClient(opts, io).policies.diff(policyId, {
+      const diff = await (await makeClient(opts, io)).policies.diff(policyId, {
         ...(opts.from !== undefined && { from: parseInteger(opts.from, '--from', 1) }),
         ...(opts.to !== undefined && { to: parseInteger(opts.to, '--to', 1) }),
       });
@@ -115,7 +115,7 @@ export function registerPolicyLifecycleCommands(policies: Command, io: CliIO): v
   ).action(
     action(io, async (policyId: string, opts: ClientOptions & { version: string }) => {
       const version = parseInteger(opts.version, '--version', 1);
-      const policy = await makeClient(opts, io).policies.rollback(policyId, version);
+      const policy = await (await makeClient(opts, io)).policies.rollback(policyId, version);
       if (opts.json) return printJson(io, policy);
       println(io, `${policy.policyId} is now version ${policy.version} (equal to version ${version})`);
     }),
@@ -123,7 +123,7 @@ export function registerPolicyLifecycleCommands(policies: Command, io: CliIO): v
 
   clientOptions(policies.command('delete <policyId>').description('Delete one of your policies')).action(
     action(io, async (policyId: string, opts: ClientOptions) => {
-      const result = await makeClient(opts, io).policies.delete(policyId);
+      const result = await (await makeClient(opts, io)).policies.delete(policyId);
       if (opts.json) return printJson(io, result);
       println(io, `Deleted ${result.policyId} (decisions keep their policy ID and version)`);
     }),
@@ -159,7 +159,7 @@ export function registerPolicyLifecycleCommands(policies: Command, io: CliIO): v
       ) => {
         if (opts.scope !== undefined && opts.scope !== 'policy' && opts.scope !== 'account')
           throw new CliError('INVALID_ARGUMENT', '--scope: expected "policy" or "account"');
-        const client = makeClient(opts, io);
+        const client = await makeClient(opts, io);
         let backtest = await client.policies.backtest(policyId, {
           ...candidate({ file: opts.file, version: opts.version }),
           ...(opts.from !== undefined && { from: opts.from }),
@@ -204,7 +204,7 @@ export function registerPolicyLifecycleCommands(policies: Command, io: CliIO): v
           stop?: boolean;
         },
       ) => {
-        const client = makeClient(opts, io);
+        const client = await makeClient(opts, io);
         const starting = [opts.file, opts.version, opts.policy].some((v) => v !== undefined);
         if ([starting, opts.report, opts.stop].filter(Boolean).length > 1)
           throw new CliError('INVALID_ARGUMENT', 'give a candidate to start, or --report, or --stop');

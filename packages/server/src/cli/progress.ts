@@ -1,5 +1,9 @@
-import cliProgress from 'cli-progress';
+import { createRequire } from 'node:module';
+import type CliProgress from 'cli-progress';
 import type { CliIO } from './shared.ts';
+
+// cli-progress (17 modules) is loaded only when a bar is shown, not by every `verdict` command that registers one
+const requireCjs = createRequire(import.meta.url);
 
 export interface Progress {
   update(value: number, total?: number): void;
@@ -15,6 +19,7 @@ const NONE: Progress = { update() {}, stop() {} };
 export function progressBar(io: CliIO, mode: boolean | undefined, label: string, total: number): Progress {
   const force = mode === true;
   if (mode === false || (!force && !io.stderr.isTTY)) return NONE;
+  const cliProgress = requireCjs('cli-progress') as typeof CliProgress;
   const bar = new cliProgress.SingleBar(
     {
       stream: io.stderr as NodeJS.WritableStream,

@@ -95,7 +95,7 @@ export function registerReviewCommands(program: Command, io: CliIO): void {
       async (
         opts: ClientOptions & FilterOptions & { available?: boolean; limit: string; offset: string },
       ) => {
-        const page = await makeClient(opts, io).review.queue({
+        const page = await (await makeClient(opts, io)).review.queue({
           ...filters(opts),
           ...(opts.available && { available: 'true' as const }),
           limit: parseInteger(opts.limit, '--limit', 1, 100),
@@ -117,7 +117,7 @@ export function registerReviewCommands(program: Command, io: CliIO): void {
       .option('--lease <seconds>', 'lease time, 5–3600', '600'),
   ).action(
     action(io, async (opts: ClientOptions & FilterOptions & { limit: string; lease: string }) => {
-      const claimed = await makeClient(opts, io).review.claim({
+      const claimed = await (await makeClient(opts, io)).review.claim({
         ...filters(opts),
         limit: parseInteger(opts.limit, '--limit', 1, 50),
         leaseSeconds: parseInteger(opts.lease, '--lease', 5, 3600),
@@ -133,7 +133,7 @@ export function registerReviewCommands(program: Command, io: CliIO): void {
     review.command('release <itemId>').description('Give a claimed entry back to the queue'),
   ).action(
     action(io, async (itemId: string, opts: ClientOptions) => {
-      const item = await makeClient(opts, io).review.release(itemId);
+      const item = await (await makeClient(opts, io)).review.release(itemId);
       if (opts.json) return printJson(io, item);
       println(io, `Released ${item.itemId} (${item.decisionId})`);
     }),
@@ -157,7 +157,7 @@ export function registerReviewCommands(program: Command, io: CliIO): void {
         if (outcome !== 'confirm' && outcome !== 'overturn')
           throw new CliError('INVALID_PARAMETER', '--outcome: expected confirm or overturn');
         const categories = categoryList(opts.categories);
-        const d = await makeClient(opts, io).review.decide(decisionId, {
+        const d = await (await makeClient(opts, io)).review.decide(decisionId, {
           outcome,
           ...(opts.action !== undefined && { action: actionOf(opts.action) }),
           ...(categories && { categories }),
@@ -180,7 +180,7 @@ export function registerReviewCommands(program: Command, io: CliIO): void {
       .option('--user <id>', 'your ID of the user'),
   ).action(
     action(io, async (decisionId: string, opts: ClientOptions & { statement: string; user?: string }) => {
-      const appeal = await makeClient(opts, io).review.appeal(decisionId, {
+      const appeal = await (await makeClient(opts, io)).review.appeal(decisionId, {
         statement: opts.statement,
         ...(opts.user !== undefined && { userId: opts.user }),
       });
@@ -191,7 +191,7 @@ export function registerReviewCommands(program: Command, io: CliIO): void {
 
   clientOptions(review.command('appeals <decisionId>').description("A decision's appeals")).action(
     action(io, async (decisionId: string, opts: ClientOptions) => {
-      const { appeals } = await makeClient(opts, io).review.appeals(decisionId);
+      const { appeals } = await (await makeClient(opts, io)).review.appeals(decisionId);
       if (opts.json) return printJson(io, appeals);
       if (appeals.length === 0) return println(io, 'No appeals');
       println(
@@ -208,7 +208,7 @@ export function registerReviewCommands(program: Command, io: CliIO): void {
     review.command('statement <decisionId>').description('The statement of reasons (DSA Art. 17), as text'),
   ).action(
     action(io, async (decisionId: string, opts: ClientOptions) => {
-      const client = makeClient(opts, io).review;
+      const client = (await makeClient(opts, io)).review;
       if (opts.json) return printJson(io, await client.statement(decisionId));
       io.stdout.write(await client.statementText(decisionId));
     }),
@@ -223,7 +223,7 @@ export function registerReviewCommands(program: Command, io: CliIO): void {
       .option('--all', 'every decision, restricted or not'),
   ).action(
     action(io, async (opts: ClientOptions & { from?: string; to?: string; all?: boolean }) => {
-      const statements = await makeClient(opts, io).review.exportStatements({
+      const statements = await (await makeClient(opts, io)).review.exportStatements({
         ...(opts.from && { from: opts.from }),
         ...(opts.to && { to: opts.to }),
         ...(opts.all && { all: 'true' as const }),
@@ -246,7 +246,7 @@ export function registerReviewCommands(program: Command, io: CliIO): void {
     action(
       io,
       async (opts: ClientOptions & { policy: string; from?: string; to?: string; target: string }) => {
-        const report = await makeClient(opts, io).review.quality({
+        const report = await (await makeClient(opts, io)).review.quality({
           policyId: opts.policy,
           targetPrecision: opts.target,
           ...(opts.from && { from: opts.from }),

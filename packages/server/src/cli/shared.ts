@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { APIConnectionError, Verdict, VerdictError } from '@verdict/sdk';
+import type * as Sdk from '@verdict/sdk';
 import type { Command } from 'commander';
 
 /** Where client commands read and write; tests pass their own. */
@@ -68,7 +68,11 @@ export function clientOptions(command: Command): Command {
     .option('--json', 'print JSON for scripts instead of text');
 }
 
-export function makeClient(opts: ClientOptions, io: CliIO): Verdict {
+// The SDK and the HTTP transport are loaded by the commands that talk to the service, not by `verdict --help` or the
+// operator commands (keys, accounts, migrate), which work on the database directly.
+let sdk: Pick<typeof Sdk, 'VerdictError' | 'APIConnectionError'> | null = null;
+
+export async function makeClient(opts: ClientOptions, io: CliIO): Promise<Sdk.Verdict> {
   const apiKey = opts.apiKey ?? io.env.VERDICT_API_KEY;
   if (!apiKey) throw new CliError('MISSING_API_KEY', 'no API key: pass --api-key or set VERDICT_API_KEY');
   const baseUrl = opts.url ?? io.env.VERDICT_URL ?? 'http://127.0.0.1:8080';
@@ -77,7 +81,18 @@ export function makeClient(opts: ClientOptions, io: CliIO): Verdict {
   } catch {
     throw new CliError('INVALID_URL', `--url: not a URL: "${baseUrl}"`);
   }
-  return new Verdict({ apiKey, baseUrl });
+  const [{ Verdict, VerdictError, APIConnectionError }, { httpFetch }] = await Promise.all([
+    import('@verdict/sdk'),
+    import('./http-transport.ts'),
+  ]);
+  sdk = { VerdictError, APIConnectionError };
+  return new Verdict({ apiKey, baseUrl, fetch: httpFetch });
+}
+
+/** An error of the SDK's (a failed call), with its code, details and request ID. */
+export function isVerdictError(error: unknown): error is Sdk.VerdictError {
+  // an error of the SDK's can only have come once a command loaded it
+  return sdk !== null && error instanceof sdk.VerdictError;
 }
 
 export function readFile(file: string, what: string): Buffer {
@@ -145,13 +160,13 @@ export function reportError(io: CliIO, error: unknown): void {
     io.setExitCode(error.exitCode);
     return;
   }
-  if (error instanceof VerdictError) {
+  if (isVerdictError(error)) {
     const lines = [`verdict: ${error.code}: ${error.message}`];
     if (error.details !== undefined) lines.push(`  details: ${JSON.stringify(error.details)}`);
     if (error.requestId) lines.push(`  request: ${error.requestId}`);
     io.stderr.write(`${lines.join('\n')}\n`);
     io.setExitCode(
-      error instanceof APIConnectionError
+      error instanceof sdk!.APIConnectionError
         ? EXIT.connection
         : error.status === undefined
           ? EXIT.usage

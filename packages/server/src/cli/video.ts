@@ -103,7 +103,7 @@ export function registerVideoCommands(program: Command, io: CliIO): void {
         const maxDurationSeconds =
           opts.maxDuration === undefined ? undefined : parseNumber(opts.maxDuration, '--max-duration');
         const pollInterval = parseInteger(opts.pollInterval, '--poll-interval', 10);
-        const client = makeClient(opts, io);
+        const client = await makeClient(opts, io);
 
         let accepted: VideoAccepted;
         if (opts.file) {

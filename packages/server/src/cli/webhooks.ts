@@ -36,7 +36,7 @@ export function registerWebhookCommands(program: Command, io: CliIO): void {
 
   clientOptions(webhooks.command('list').description("List your account's webhooks")).action(
     action(io, async (opts: ClientOptions) => {
-      const { webhooks: list } = await makeClient(opts, io).webhooks.list();
+      const { webhooks: list } = await (await makeClient(opts, io)).webhooks.list();
       if (opts.json) return printJson(io, list);
       if (list.length === 0) return println(io, 'No webhooks');
       println(
@@ -63,7 +63,7 @@ export function registerWebhookCommands(program: Command, io: CliIO): void {
   ).action(
     action(io, async (endpoint: string, opts: ClientOptions & { events: string; description?: string }) => {
       const events = eventList(opts.events, '--events');
-      const webhook = await makeClient(opts, io).webhooks.create({
+      const webhook = await (await makeClient(opts, io)).webhooks.create({
         url: endpoint,
         events,
         description: opts.description,
@@ -87,7 +87,7 @@ export function registerWebhookCommands(program: Command, io: CliIO): void {
       ),
   ).action(
     action(io, async (webhookId: string, opts: ClientOptions & { event?: string }) => {
-      const client = makeClient(opts, io);
+      const client = await makeClient(opts, io);
       // by default an event the endpoint actually receives, not one it never subscribed to
       const subscribed = opts.event === undefined ? (await client.webhooks.get(webhookId)).events : [];
       const eventType =
@@ -114,7 +114,7 @@ export function registerWebhookCommands(program: Command, io: CliIO): void {
   ).action(
     action(io, async (webhookId: string, opts: ClientOptions & { limit: string }) => {
       const limit = parseInteger(opts.limit, '--limit', 1, 100);
-      const { deliveries } = await makeClient(opts, io).webhooks.deliveries(webhookId, { limit });
+      const { deliveries } = await (await makeClient(opts, io)).webhooks.deliveries(webhookId, { limit });
       if (opts.json) return printJson(io, deliveries);
       if (deliveries.length === 0) return println(io, 'No deliveries');
       println(
@@ -137,7 +137,7 @@ export function registerWebhookCommands(program: Command, io: CliIO): void {
 
   clientOptions(webhooks.command('delete <webhookId>').description('Delete a webhook')).action(
     action(io, async (webhookId: string, opts: ClientOptions) => {
-      const result = await makeClient(opts, io).webhooks.delete(webhookId);
+      const result = await (await makeClient(opts, io)).webhooks.delete(webhookId);
       if (opts.json) return printJson(io, result);
       println(io, `Deleted ${result.id}`);
     }),

@@ -1,4 +1,4 @@
-import { createWorker, OEM, type Page, type Worker } from 'tesseract.js';
+import type { Page, Worker } from 'tesseract.js';
 import { traineddataLocation } from './languages.ts';
 
 interface Entry {
@@ -99,6 +99,8 @@ export class OcrWorkers {
     if (!where) throw new Error(`no traineddata for OCR model ${model}`);
     // one model per worker: each model lives in its own package's directory, and tesseract.js 7 cannot take
     // models as bytes (its initialize joins the bytes instead of the codes)
+    // tesseract.js is loaded with the first worker, like the workers themselves: not at every start
+    const { createWorker, OEM } = await import('tesseract.js');
     const worker = await createWorker(model, OEM.LSTM_ONLY, {
       langPath: where.langPath,
       cacheMethod: 'none',

@@ -6,7 +6,8 @@
  * Intl.Segmenter), which is costly, so only those runs go through it. The database then only splits on the spaces
  * put between the words, so SQLite and PostgreSQL agree.
  */
-const segmenter = new Intl.Segmenter(undefined, { granularity: 'word' });
+// made on first use: ICU loads its word dictionaries for it (~25 ms at every start and CLI call otherwise)
+let segmenter: Intl.Segmenter | null = null;
 const WORD = /[\p{L}\p{M}\p{N}]+(?:['’.][\p{L}\p{M}\p{N}]+)*/gu;
 const UNSPACED =
   /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
@@ -31,6 +32,7 @@ export function searchWords(text: string): string[] {
       words.push(run);
       continue;
     }
+    segmenter ??= new Intl.Segmenter(undefined, { granularity: 'word' });
     for (const part of segmenter.segment(run)) if (part.isWordLike) words.push(part.segment);
   }
   return words;

@@ -1,8 +1,9 @@
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
-import pg from 'pg';
+import type Pg from 'pg';
 import type { Config } from '../config.ts';
 import { migrations } from './migrations/index.ts';
 import type { Database } from './schema.ts';
@@ -21,8 +22,15 @@ export interface DatabaseHandle {
   close(): Promise<void>;
 }
 
-// PostgreSQL returns BIGINT (int8) as strings by default; our bigints are quotas far below 2^53.
-pg.types.setTypeParser(20, (value) => Number.parseInt(value, 10));
+const requireCjs = createRequire(import.meta.url);
+
+/** pg, loaded by the first PostgreSQL database opened: a SQLite start (and every CLI call on it) never needs it. */
+function loadPg(): typeof Pg {
+  const pg = requireCjs('pg') as typeof Pg;
+  // PostgreSQL returns BIGINT (int8) as strings by default; our bigints are quotas far below 2^53.
+  pg.types.setTypeParser(20, (value) => Number.parseInt(value, 10));
+  return pg;
+}
 
 /** Opens the configured database: SQLite (WAL) in the data directory, or PostgreSQL when DATABASE_URL is set. */
 export function openDatabase(
@@ -31,7 +39,11 @@ export function openDatabase(
   options: { maxWalFrames?: number } = {},
 ): DatabaseHandle {
   if (database.kind === 'postgres') {
-    const pool = new pg.Pool({ connectionString: database.url, max: 10, connectionTimeoutMillis: 5000 });
+    const pool = new (loadPg().Pool)({
+      connectionString: database.url,
+      max: 10,
+      connectionTimeoutMillis: 5000,
+    });
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     return { db, engine: 'postgres', close: () => db.destroy() };
   }

@@ -10,6 +10,16 @@ const Readiness = Type.Object({
       description: 'Circuit state of each external provider: closed, open or half_open',
     }),
   ),
+  imageWorkers: Type.Optional(
+    Type.Object(
+      { loaded: Type.Integer(), total: Type.Integer() },
+      {
+        description:
+          "The image model's worker threads that have loaded it, of VERDICT_IMAGE_WORKERS. Images are ready once one " +
+          'has: the first loads alone, the others after it while the service answers',
+      },
+    ),
+  ),
   imageClassifiers: Type.Optional(
     Type.Record(Type.String(), Type.String(), {
       description:
@@ -60,6 +70,7 @@ export const healthRoutes =
           ...(external.length > 0 && {
             providers: Object.fromEntries(external.map((p) => [p.name, p.health?.().state ?? 'closed'])),
           }),
+          ...(pool && { imageWorkers: { loaded: pool.readyWorkers, total: pool.size } }),
           ...(pool &&
             pool.classifiers.length > 0 && {
               imageClassifiers: Object.fromEntries(pool.classifiers.map((c) => [c.name, pool.state])),

@@ -1,5 +1,6 @@
+import { createRequire } from 'node:module';
 import { isDeepStrictEqual } from 'node:util';
-import { createTwoFilesPatch } from 'diff';
+import type * as Diff from 'diff';
 import type { Action, CategoryName } from '../taxonomy.ts';
 import { type Policy, type PolicyCategory, policyCategoryEntries } from './policy.ts';
 
@@ -8,6 +9,9 @@ export interface CategoryChange {
   threshold?: { from: number; to: number };
   action?: { from: Action; to: Action };
 }
+
+// diff (19 modules) is loaded by the first diff of two versions, not at every start
+const requireCjs = createRequire(import.meta.url);
 
 /** What changed between two versions of a policy: categories by rule, other fields by value, and the YAML text. */
 export interface PolicyDiff {
@@ -51,7 +55,7 @@ export function diffPolicies(a: Policy, b: Policy): PolicyDiff {
   const unified =
     a.yaml === b.yaml
       ? ''
-      : createTwoFilesPatch(
+      : (requireCjs('diff') as typeof Diff).createTwoFilesPatch(
           `${a.policyId}@v${a.version}`,
           `${b.policyId}@v${b.version}`,
           withNewline(a.yaml),

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import vm from 'node:vm';
-import type * as tfTypes from '@tensorflow/tfjs';
+import type * as tfTypes from '@tensorflow/tfjs-core';
 import type { ClassifierOutput } from '../../image-classifiers/runner.ts';
 
 /**

@@ -65,6 +65,7 @@ interface Slot {
 const COMPILED = import.meta.url.endsWith('.js');
 const ENTRY = new URL(COMPILED ? './worker.js' : './worker.ts', import.meta.url);
 const BOOTSTRAP = COMPILED ? ENTRY : new URL('./worker-bootstrap.mjs', import.meta.url);
+const noop = () => {};
 /** A worker that crashes this many times in a row without finishing a job marks the pool failed. */
 const MAX_CONSECUTIVE_CRASHES = 5;
 
@@ -109,29 +110,41 @@ export class ImageModelPool {
     return this._state;
   }
 
-  /** Ready to take work: loaded, or not started yet (it starts on first use). */
+  /**
+   * Ready to take work without waiting for a model to load: a worker has loaded it (the others may still be
+   * loading, see `start`), or the pool is not started yet (it starts on first use).
+   */
   isReady(): boolean {
     return this._state === 'ready' || this._state === 'idle';
   }
 
-  /** Starts every worker and resolves once all have loaded the model. Idempotent. */
+  /** Workers that have loaded the model and take images. */
+  get readyWorkers(): number {
+    return this.slots.filter((slot) => slot.ready).length;
+  }
+
+  /**
+   * Starts the workers; resolves once the first has loaded the model, from when images are classified without
+   * waiting for a load. The first loads alone, at normal priority: started together, the workers shared the cores
+   * with each other and with the service's own start, and the first was ready only when all were (on 2 cores
+   * with the main thread busy, about twice as late). The others start then and load at the workers' lower
+   * priority while the first one works. Idempotent.
+   */
   start(): Promise<void> {
     if (this._state === 'closed')
       return Promise.reject(new ProviderError('local', 'the image model is shut down'));
     this.starting ??= new Promise<void>((resolve, reject) => {
       this._state = 'starting';
-      let pending = this.size;
-      for (let i = 0; i < this.size; i++) {
-        this.spawn(
-          () => {
-            if (--pending === 0) {
-              if (this._state === 'starting') this._state = 'ready';
-              resolve();
-            }
-          },
-          (error) => reject(error),
-        );
-      }
+      this.spawn(
+        () => {
+          if (this._state === 'starting') {
+            this._state = 'ready';
+            for (let i = 1; i < this.size; i++) this.spawn(noop, noop);
+          }
+          resolve();
+        },
+        (error) => reject(error),
+      );
     });
     return this.starting;
   }
@@ -185,6 +198,9 @@ export class ImageModelPool {
         entry: ENTRY.href,
         maxPixels: this.maxPixels,
         nice: this.nice,
+        // a worker the pool waits for to be ready loads at normal priority; one that joins a working pool (the
+        // others after the first, a replacement) loads at the lower priority it works at, behind the event loop
+        niceAfterLoad: this._state === 'starting',
         classifiers: this.classifiers,
       },
       // The bootstrap installs the TypeScript loader itself; the parent's flags (tsx, vitest) must not double it.

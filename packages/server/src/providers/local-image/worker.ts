@@ -1,5 +1,6 @@
 import os from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
+import type { Tensor } from '@tensorflow/tfjs-core';
 import sharp from 'sharp';
 import type { ImageClassifierSpec } from '../../image-classifiers/manifest.ts';
 import { SquarePixels } from '../../image-classifiers/pixels.ts';
@@ -21,39 +22,44 @@ export type WorkerResponse =
   | { fatal: string };
 
 const port = parentPort!;
-const { maxPixels, nice, classifiers } = workerData as {
+const { maxPixels, nice, niceAfterLoad, classifiers } = workerData as {
   maxPixels: number;
   nice: number;
+  /** Load the model at normal priority and lower it only then (a worker the service waits for to be ready). */
+  niceAfterLoad: boolean;
   /** The operator's ONNX classifiers (VERDICT_IMAGE_CLASSIFIERS), run on the same decoded pixels. */
   classifiers: ImageClassifierSpec[];
 };
 
 // Inference is throughput work; the event loop (HTTP, storage) is latency work. On Linux the nice value is per
 // thread, so lowering this thread's priority lets the main thread run first whenever both want a core.
-if (nice > 0) {
+function lowerPriority(): void {
+  if (nice <= 0) return;
   try {
     os.setPriority(nice);
   } catch {
     // Not permitted here: run at normal priority.
   }
 }
+if (!niceAfterLoad) lowerPriority();
 
 async function loadModel() {
   // tfjs greets Node users on import with advice to install tfjs-node (which cannot install offline); mute it.
   const warn = console.warn;
   console.warn = () => {};
   try {
-    const tf = await import('@tensorflow/tfjs');
-    await import('@tensorflow/tfjs-backend-wasm');
+    // tfjs-core and tfjs-layers, not the whole of @tensorflow/tfjs (its converter, data API and CPU and WebGL
+    // backends are of no use here): a third of the worker's start
+    const [tf, layers] = await Promise.all([
+      import('@tensorflow/tfjs-core'),
+      import('@tensorflow/tfjs-layers'),
+      import('@tensorflow/tfjs-backend-wasm'),
+    ]);
     await tf.setBackend('wasm');
     await tf.ready();
-    const model = await tf.loadLayersModel(tf.io.fromMemory(readModelArtifacts()));
+    const model = await layers.loadLayersModel(tf.io.fromMemory(readModelArtifacts()));
     // Warm-up: the first prediction compiles kernels.
-    tf.tidy(() =>
-      (
-        model.predict(tf.zeros([1, INPUT_SIZE, INPUT_SIZE, 3])) as import('@tensorflow/tfjs').Tensor
-      ).dataSync(),
-    );
+    tf.tidy(() => (model.predict(tf.zeros([1, INPUT_SIZE, INPUT_SIZE, 3])) as Tensor).dataSync());
     return { tf, model };
   } finally {
     console.warn = warn;
@@ -90,6 +96,7 @@ try {
   const { tf, model } = await loadModel();
   const extra = await loadClassifiers();
   const largest = Math.max(INPUT_SIZE, ...(extra?.sizes() ?? []));
+  if (niceAfterLoad) lowerPriority();
   port.on('message', async ({ id, image }: WorkerRequest) => {
     let pixels: SquarePixels;
     let input: Float32Array;
@@ -102,11 +109,7 @@ try {
     }
     try {
       const probabilities = tf.tidy(() =>
-        (
-          model.predict(
-            tf.tensor4d(input, [1, INPUT_SIZE, INPUT_SIZE, 3]),
-          ) as import('@tensorflow/tfjs').Tensor
-        ).dataSync(),
+        (model.predict(tf.tensor4d(input, [1, INPUT_SIZE, INPUT_SIZE, 3])) as Tensor).dataSync(),
       );
       const scores: ClassScores = scoresFromProbabilities(probabilities);
       if (extra) scores.classifiers = await extra.run((size) => pixels.at(size));
