@@ -1,5 +1,6 @@
 import { execFile, spawn } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
@@ -76,9 +77,19 @@ process.on('exit', () => {
         child.stderr.on('data', (d) => {
           output += d;
         });
+        let stopping = false;
         child.stdout.on('data', (d) => {
           output += d;
-          if (output.includes('listening on')) child.kill('SIGTERM');
+          if (stopping || !output.includes('listening on')) return;
+          stopping = true;
+          // once it answers HTTP, its SIGTERM handler is in place (a signal before it would end the process
+          // without its exit handlers, which write what it loaded)
+          http
+            .get(`http://127.0.0.1:${options.env?.PORT}/healthz`, (res) => {
+              res.resume();
+              child.kill('SIGTERM');
+            })
+            .on('error', () => child.kill('SIGTERM'));
         });
         await exited;
         expect(output).toContain('listening on');
