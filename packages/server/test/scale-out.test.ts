@@ -128,7 +128,14 @@ describe.each(variants)('scale-out with $name', (variant) => {
         expect(evidence.rawPayload.subarray(0, 2).toString('hex')).toBe('ffd8');
       }
 
-      // done: the shared copy is deleted, the worker's local copy too; neither instance kept frames on disk
+      // done: the shared copy is deleted, the worker's local copy too; neither instance kept frames on disk. The worker
+      // removes the copies right after it stores the decision (domain/videos.ts), so the status can read completed a
+      // moment before they are gone: wait for that moment (failed once in a loaded CI run)
+      const until = Date.now() + 10_000;
+      while ((await blobs.getToFile(`videos/${decisionId}`, waiting)) && Date.now() < until) {
+        fs.rmSync(waiting, { force: true });
+        await new Promise((r) => setTimeout(r, 50));
+      }
       expect(await blobs.getToFile(`videos/${decisionId}`, waiting)).toBe(false);
       expect(filesUnder(path.join(workerDir, 'uploads'))).toEqual([]);
       expect(filesUnder(path.join(workerDir, 'blobs'))).toEqual([]);
