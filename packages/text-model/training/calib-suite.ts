@@ -6,10 +6,10 @@
  * (defaults: the shipped weights/, training/authored/). TABLES=1 adds the per-language and per-phenomenon tables.
  */
 import { fileURLToPath } from 'node:url';
-import { hashString } from '../src/hash.ts';
-import { loadTextModel } from '../src/index.ts';
 import { AUTHORED_DIR, loadAuthoredTraining } from './authored.ts';
+import { authoredSplit } from './data.ts';
 import { scoreSuite, suiteSummary, suiteTables } from './suite-eval.ts';
+import { loadWeightsDir } from './weights-dir.ts';
 
 const wdir = process.argv[2] ?? fileURLToPath(new URL('../weights', import.meta.url));
 const dir = process.argv[3]
@@ -17,15 +17,8 @@ const dir = process.argv[3]
     ? process.argv[3]
     : `${process.argv[3]}/`
   : AUTHORED_DIR;
-const model = loadTextModel({
-  weightsPath: `${wdir}/text-model.bin`,
-  contextWeightsPath: `${wdir}/context-model.bin`,
-});
-// same rule as data.ts hashSplit(`authored:${template ?? text}`): 70 train, 15 calib, 15 test
-const items = loadAuthoredTraining(dir).filter((a) => {
-  const h = (hashString(`authored:${a.template ?? a.text}`) >>> 0) % 100;
-  return h >= 70 && h < 85;
-});
+const model = loadWeightsDir(wdir);
+const items = loadAuthoredTraining(dir).filter((a) => authoredSplit(a) === 'calib');
 const rows = scoreSuite(model, items);
 console.log(`## ${dir} (calibration split), weights ${wdir}`);
 console.log(suiteSummary(rows));

@@ -5,30 +5,21 @@
  * columns see the same texts); `suite` scores the functional suite (for reporting what a chosen change did).
  * Rows: overall, per language, per phenomenon; cells: harmful/benign correct, and hate cases correct on the hate score.
  */
-import { hashString } from '../src/hash.ts';
-import { loadTextModel, type TextModel } from '../src/index.ts';
-import { AUTHORED_DIR, type AuthoredItem, loadAuthoredTraining, loadSuite } from './authored.ts';
+import { AUTHORED_DIR, loadAuthoredTraining, loadSuite } from './authored.ts';
+import { authoredSplit } from './data.ts';
 import { type SuiteRow, scoreSuite } from './suite-eval.ts';
+import { loadWeightsDir } from './weights-dir.ts';
 
 const [wa, wb, mode = 'calib', dirArg] = process.argv.slice(2);
 if (!wa || !wb) {
   console.error('usage: compare.ts <weights dir A> <weights dir B> [calib|suite] [authored dir]');
   process.exit(2);
 }
-const load = (d: string): TextModel =>
-  loadTextModel({ weightsPath: `${d}/text-model.bin`, contextWeightsPath: `${d}/context-model.bin` });
-
-function calibItems(dir: string): AuthoredItem[] {
-  // the trainer's split rule (data.ts): 70 train, 15 calib, 15 test by template or text
-  return loadAuthoredTraining(dir).filter((a) => {
-    const h = (hashString(`authored:${a.template ?? a.text}`) >>> 0) % 100;
-    return h >= 70 && h < 85;
-  });
-}
 const dir = dirArg ? (dirArg.endsWith('/') ? dirArg : `${dirArg}/`) : AUTHORED_DIR;
-const items = mode === 'suite' ? loadSuite() : calibItems(dir);
-const rowsA = scoreSuite(load(wa), items);
-const rowsB = scoreSuite(load(wb), items);
+const items =
+  mode === 'suite' ? loadSuite() : loadAuthoredTraining(dir).filter((a) => authoredSplit(a) === 'calib');
+const rowsA = scoreSuite(loadWeightsDir(wa), items);
+const rowsB = scoreSuite(loadWeightsDir(wb), items);
 
 const pct = (a: number, n: number) => (n ? ((100 * a) / n).toFixed(1) : '–');
 function cells(rows: SuiteRow[]): { ok: string; hate: string } {

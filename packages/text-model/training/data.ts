@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import type { SupportedLanguage } from '../src/constants.ts';
 import { hashString } from '../src/hash.ts';
 import { generated } from './augment.ts';
-import { authoredKey, labelVector, loadAuthoredTraining, loadSuite } from './authored.ts';
+import { type AuthoredItem, authoredKey, labelVector, loadAuthoredTraining, loadSuite } from './authored.ts';
 import { emailText, parsePyList, readCsvGz, readGz } from './csv.ts';
 
 export type Split = 'train' | 'calib' | 'test' | 'eval';
@@ -42,9 +42,14 @@ function clean(extra: Partial<Record<number, number>> = {}): Int8Array {
 }
 
 /** Deterministic split by text hash: 70 % train, 15 % calibration, 15 % test. */
-function hashSplit(key: string, trainPct = 70, calibPct = 15): Split {
+export function hashSplit(key: string, trainPct = 70, calibPct = 15): Split {
   const h = (hashString(key) >>> 0) % 100;
   return h < trainPct ? 'train' : h < trainPct + calibPct ? 'calib' : 'test';
+}
+
+/** The split of a team-authored text: by its template when it has one, so a template's expansions stay together. */
+export function authoredSplit(a: Pick<AuthoredItem, 'text' | 'template'>): Split {
+  return hashSplit(`authored:${a.template ?? a.text}`);
 }
 
 export function datasetsDir(): string {
@@ -258,7 +263,7 @@ export function loadExamples(dir = datasetsDir(), opts: { excludeGpl?: boolean }
   const suiteKeys = new Set(loadSuite().map((s) => authoredKey(s.text)));
   for (const a of loadAuthoredTraining()) {
     if (suiteKeys.has(authoredKey(a.text))) continue;
-    const split = hashSplit(`authored:${a.template ?? a.text}`);
+    const split = authoredSplit(a);
     push({
       text: a.text,
       lang: a.lang,

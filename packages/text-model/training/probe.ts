@@ -5,6 +5,7 @@
  * Without texts, reads one text per line from stdin. For looking at behaviour by hand; never for choosing data.
  */
 import { type ClassifyOptions, loadTextModel, TEXT_CATEGORIES } from '../src/index.ts';
+import { loadWeightsDir } from './weights-dir.ts';
 
 const args = process.argv.slice(2);
 let weights: string | undefined;
@@ -25,11 +26,7 @@ if (texts.length === 0) {
       .filter((t) => t.trim()),
   );
 }
-const model = loadTextModel(
-  weights
-    ? { weightsPath: `${weights}/text-model.bin`, contextWeightsPath: `${weights}/context-model.bin` }
-    : undefined,
-);
+const model = weights ? loadWeightsDir(weights) : loadTextModel();
 for (const text of texts) {
   const s = model.classify(text, { ...(lang && { language: lang }), declared }).scores;
   const top = TEXT_CATEGORIES.filter((c) => s[c] >= 0.1)
