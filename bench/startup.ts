@@ -5,7 +5,8 @@
  * - start-up: `verdict serve` (compiled, as `npm start` runs it) on a new data directory, to its first `/readyz` 200
  *   (text warm-up included; the image model too, unless --no-image), and to its first HTTP answer (listening);
  * - CLI: `verdict --help`, `verdict check` against a running service, `verdict keys list` on its database.
- * Prints min / median / max seconds and each median over the `node -e 0` median.
+ * Prints min / median / max seconds and each median over the `node -e 0` median. `--cli=<path to verdict.js>` times
+ * another build (e.g. a copy of dist/ from before a change) instead of packages/server/dist.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -16,7 +17,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const CLI = path.join(repo, 'packages/server/dist/bin/verdict.js');
+const cliArg = process.argv.find((a) => a.startsWith('--cli='));
+const CLI = cliArg
+  ? path.resolve(cliArg.slice('--cli='.length))
+  : path.join(repo, 'packages/server/dist/bin/verdict.js');
 const runs = Number(process.argv.find((a) => /^\d+$/.test(a)) ?? 5);
 const image = !process.argv.includes('--no-image');
 

@@ -9,11 +9,15 @@ const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../.
 
 /**
  * Tests that start the service or the CLI as a process run the compiled JavaScript that `npm start` runs; the
- * incremental build (a fraction of a second when nothing changed) keeps it current with the sources under test.
+ * incremental build (a fraction of a second when nothing changed) keeps it current with the sources under test, and
+ * the vendor bundling step after it (as `npm run build` does) points files it re-emitted at dist/vendor again.
  */
 function buildWorkspace(): void {
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
   execFileSync(process.execPath, [tsc, '-b', path.join(repo, 'tsconfig.build.json')], { stdio: 'inherit' });
+  execFileSync(process.execPath, [path.join(repo, 'packages/server/scripts/bundle-vendor.mjs')], {
+    stdio: 'ignore',
+  });
 }
 
 /**
