@@ -19,7 +19,10 @@ const vendorDir = join(dist, 'vendor');
 
 // the bundles are rebuilt only when a vendored package (or esbuild) changed version: a running service keeps its files
 const require = createRequire(join(pkgDir, 'package.json'));
-const versions = ['esbuild', ...VENDORED].map((name) => `${name}@${packageVersion(name)}`).join('\n');
+const versions = [
+  'options 2 (whitespace and syntax minified)',
+  ...['esbuild', ...VENDORED].map((name) => `${name}@${packageVersion(name)}`),
+].join('\n');
 const stamp = join(vendorDir, 'versions.txt');
 const current = existsSync(stamp) && readFileSync(stamp, 'utf8') === versions;
 if (!current) await bundle();
@@ -44,6 +47,9 @@ async function bundle() {
     platform: 'node',
     target: 'node20',
     mainFields: ['module', 'main'],
+    // smaller to parse (~10 % quicker to load); identifiers keep their names, so stack traces stay readable
+    minifyWhitespace: true,
+    minifySyntax: true,
     outdir: vendorDir,
     chunkNames: 'chunk-[hash]',
     logLevel: 'warning',
