@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   ALL_LANGS,
@@ -17,16 +17,18 @@ import {
   SUPPORTED_LANGUAGES,
   TEXT_CATEGORIES,
 } from '../src/constants.ts';
-import { encodeContextWeights } from '../src/context-model.ts';
+import { ContextModel, decodeContextWeights, encodeContextWeights } from '../src/context-model.ts';
 import { hashString } from '../src/hash.ts';
 import { Lexicon } from '../src/lexicon.ts';
 import { Scorer } from '../src/model.ts';
+import { contextFingerprint, encodeNeuralWeights } from '../src/neural-stage.ts';
 import { decodeWeights, encodeWeights, type Rule, type Weights, type WeightsHeader } from '../src/weights.ts';
 import { CalibrationSet, calibratesHead, calibrationFilter } from './calibration.ts';
 import { type CommonWordsOptions, commonBenignWords, oneWordBenign } from './common-words.ts';
 import { type ContextConfig, EVERYDAY_EMOJI, firstWindow, trainContext } from './context-trainer.ts';
 import { datasetsDir, type Example, loadExamples } from './data.ts';
 import { buildLexicon } from './lexicon-build.ts';
+import { type NeuralConfig, trainNeural } from './neural-trainer.ts';
 import { type SpamModelConfig, spamAnnotatedSource, trainSpamModel } from './spam-trainer.ts';
 import { fitPlatt, type TrainConfig, train } from './trainer.ts';
 
@@ -142,6 +144,28 @@ export const CONTEXT: ContextConfig = {
 };
 
 /**
+ * Third stage (src/neural-stage.ts, training/neural-trainer.ts): embedding bag over hashed unigrams, pairs and
+ * lexicon classes, one hidden layer, trained as boosting on the fixed logits of the first two stages (out of fold) on
+ * the texts the gate sends to the second stage. null: no third stage (no neural-model.bin is written).
+ */
+export let NEURAL: NeuralConfig | null = {
+  bits: 17,
+  pairs: false,
+  dim: 32,
+  hidden: 48,
+  epochs: 1,
+  lr: 0.1,
+  l2: 1e-6,
+  seed: 20261202,
+  initScale: 0.1,
+  logitInputs: true,
+  contextFolds: 2,
+  mixLangs: ['en', 'de', 'tr', 'ar'],
+  mixHeads: ['toxicity', 'harassment', 'profanity', 'hate'],
+  gateP: 0,
+};
+
+/**
  * Spam is calibrated only on the calibration splits of data that is annotated for spam (SMS, SpamAssassin,
  * generated comment spam and hard negatives), separately for message-length texts (≤ SPAM_SHORT_CHARS: SMS, chat,
  * comments) and longer texts (e-mail). Tweets, forum posts etc. carry spam = 0 only by assumption; pooling them
@@ -192,7 +216,10 @@ function applyOverrides(): void {
     calibrateOnAnnotated?: string[];
     unannotatedShare?: number;
     stage1CommonWords?: Partial<CommonWordsOptions>;
+    neural?: Partial<NeuralConfig> | null;
   };
+  if (o.neural === null) NEURAL = null;
+  else if (o.neural && NEURAL) NEURAL = { ...NEURAL, ...o.neural };
   if (o.calibrateOnAnnotated) calibrationFilter.heads = o.calibrateOnAnnotated;
   if (o.unannotatedShare !== undefined) calibrationFilter.unannotatedShare = o.unannotatedShare;
   if (o.oofFolds) OOF_FOLDS = o.oofFolds;
@@ -348,6 +375,30 @@ function main(): void {
   log(
     `wrote ${ctxOut}: ${(ctxBytes.length / 1e6).toFixed(2)} MB, sha256 ${createHash('sha256').update(ctxBytes).digest('hex')}`,
   );
+  if (NEURAL) {
+    const nn = trainNeural(
+      scorer,
+      new ContextModel(decodeContextWeights(ctxBytes)), // the second stage as shipped (float16)
+      Float64Array.from(header.platt.flat()),
+      trainSet,
+      calibSet,
+      CONTEXT,
+      NEURAL,
+      log,
+      (e) => oof.get(e),
+    );
+    // the third stage is calibrated on this second stage: loadTextModel refuses it beside another one
+    nn.header.contextFingerprint = contextFingerprint(ctxBytes);
+    const nnBytes = encodeNeuralWeights(nn);
+    const nnOut =
+      process.env.VERDICT_NEURAL_WEIGHTS_OUT ?? out.replace(/text-model\.bin$/, 'neural-model.bin');
+    if (nnOut === out)
+      throw new Error('VERDICT_WEIGHTS_OUT must end in text-model.bin (or set VERDICT_NEURAL_WEIGHTS_OUT)');
+    writeFileSync(nnOut, nnBytes);
+    log(
+      `wrote ${nnOut}: ${(nnBytes.length / 1e6).toFixed(2)} MB, sha256 ${createHash('sha256').update(nnBytes).digest('hex')}`,
+    );
+  }
   log(`training time ${((performance.now() - started) / 1000).toFixed(1)} s`);
 }
 
@@ -416,4 +467,5 @@ function countBySource(all: { source: string; split: string }[]): Record<string,
   return out;
 }
 
-main();
+// only when run (training/neural-dev.ts imports the configurations)
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) main();
