@@ -17,7 +17,7 @@ import { exampleWeight } from './trainer.ts';
 
 const [dataFile, base, out, over] = process.argv.slice(2);
 if (!dataFile || !base || !out) throw new Error('usage: neural-dev.ts <data> <weights dir> <out dir> [json]');
-const cfg = { ...NEURAL!, ...(over ? JSON.parse(over) : {}) };
+const cfg = { ...NEURAL, ...(over ? JSON.parse(over) : {}) };
 const log = (s: string) => console.log(s);
 log(`config ${JSON.stringify(cfg)}`);
 const data = loadNeuralData(dataFile);
