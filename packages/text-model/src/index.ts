@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { decodeContextWeights } from './context-model.ts';
 import { LocalTextModel, type TextModel } from './model.ts';
+import { contextFingerprint, decodeNeuralWeights } from './neural-stage.ts';
 import { decodeWeights } from './weights.ts';
 
 export {
@@ -18,13 +19,20 @@ export const DEFAULT_WEIGHTS_URL = new URL('../weights/text-model.bin', import.m
 /** Path of the bundled second-stage (context model) weights. */
 export const DEFAULT_CONTEXT_WEIGHTS_URL = new URL('../weights/context-model.bin', import.meta.url);
 
+/** Path of the bundled third-stage (neural) weights. */
+export const DEFAULT_NEURAL_WEIGHTS_URL = new URL('../weights/neural-model.bin', import.meta.url);
+
 /**
  * Loads the bundled weights synchronously (fast: < 500 ms). The second stage is loaded from `contextWeightsPath`
- * (default: the bundled file, when present); `contextWeightsPath: null` runs the first stage alone.
+ * (default: the bundled file, when present); `contextWeightsPath: null` runs the first stage alone. The third stage
+ * is loaded from `neuralWeightsPath` (default: the bundled file, when present and the second stage is loaded; `null`:
+ * none): a missing file runs the first two stages, as before the third existed; a file trained on another second
+ * stage, or given without a second stage, is an error, since its calibration would not fit.
  */
 export function loadTextModel(options?: {
   weightsPath?: string;
   contextWeightsPath?: string | null;
+  neuralWeightsPath?: string | null;
 }): TextModel {
   const bytes = readFileSync(options?.weightsPath ?? DEFAULT_WEIGHTS_URL);
   const u8 = new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -36,7 +44,25 @@ export function loadTextModel(options?: {
     const cu8 = new Uint8Array(c.buffer, c.byteOffset, c.byteLength);
     context = { weights: decodeContextWeights(cu8), bytes: cu8 };
   }
-  return new LocalTextModel(decodeWeights(u8), u8, context);
+  // by default the bundled third stage, unless the second stage is off (`contextWeightsPath: null`: first stage alone)
+  const nnPath =
+    options?.neuralWeightsPath === undefined
+      ? context
+        ? DEFAULT_NEURAL_WEIGHTS_URL
+        : null
+      : options.neuralWeightsPath;
+  let neural: { weights: ReturnType<typeof decodeNeuralWeights>; bytes: Uint8Array } | undefined;
+  if (nnPath !== null && existsSync(nnPath)) {
+    const b = readFileSync(nnPath);
+    const nu8 = new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
+    const weights = decodeNeuralWeights(nu8);
+    const want = weights.header.contextFingerprint;
+    if (!context) throw new Error(`${String(nnPath)}: the third stage needs the second stage's weights`);
+    if (want !== undefined && contextFingerprint(context.bytes) !== want)
+      throw new Error(`${String(nnPath)} was trained on another second stage than ${String(ctxPath)}`);
+    neural = { weights, bytes: nu8 };
+  }
+  return new LocalTextModel(decodeWeights(u8), u8, context, neural);
 }
 
 /**

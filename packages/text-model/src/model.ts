@@ -26,6 +26,7 @@ import {
 import { fmix } from './hash.ts';
 import { detectLanguage } from './language.ts';
 import { Lexicon } from './lexicon.ts';
+import { NeuralStage, type NeuralWeights } from './neural-stage.ts';
 import { SpamFeatureExtractor } from './spam-features.ts';
 import { CHUNK_SLOTS, TF_CJK, TF_EMOJI, TF_MENTION, TF_NUMBER, Tokenizer } from './tokenize.ts';
 import { warmUpTexts } from './warmup.ts';
@@ -650,16 +651,21 @@ export class LocalTextModel implements TextModel {
 
   /** the second stage (absent with first-stage-only weights) */
   private readonly ctx: ContextModel | null;
-  /** texts classified, and how many of them went to the second stage (for the bench) */
-  readonly stageCounts = { texts: 0, secondStage: 0 };
+  /** the third stage (absent without its weights; never without the second stage's) */
+  private readonly nn: NeuralStage | null;
+  /** texts classified, and how many of them went to the second stage and to the third (for the bench) */
+  readonly stageCounts = { texts: 0, secondStage: 0, thirdStage: 0 };
 
   constructor(
     weights: Weights,
     fileBytes: Uint8Array,
     context?: { weights: ContextWeights; bytes: Uint8Array },
+    neural?: { weights: NeuralWeights; bytes: Uint8Array },
   ) {
     this.scorer = new Scorer(weights);
     this.ctx = context ? new ContextModel(context.weights) : null;
+    if (neural && !context) throw new Error('the third stage (neural-model.bin) needs the second stage');
+    this.nn = neural ? new NeuralStage(neural.weights) : null;
     this.platt = Float64Array.from(weights.header.platt.flat());
     this.plattLang = plattTable(weights.header.platt, weights.header.plattByLang);
     const sp = weights.header.spamPlatt;
@@ -668,6 +674,7 @@ export class LocalTextModel implements TextModel {
     this.rules = weights.header.rules;
     const sha = createHash('sha256').update(fileBytes);
     if (context) sha.update(context.bytes);
+    if (neural) sha.update(neural.bytes);
     const hash = sha.digest('hex').slice(0, 10);
     this.version = `${weights.header.modelVersion}+${hash}`;
   }
@@ -736,10 +743,22 @@ export class LocalTextModel implements TextModel {
     const li = SUPPORTED_LANGUAGES.indexOf(language);
     const gated = n > 0 && this.secondStage(n, li);
     this.stageCounts.texts++;
-    if (gated) this.stageCounts.secondStage++;
     const ctx = this.ctx;
-    const z = gated ? ctx!.z : s.z;
-    const platt = gated ? ctx!.plattLang[li]! : this.plattLang[li]!;
+    const nn = this.nn;
+    let z = s.z;
+    let platt = this.plattLang[li]!;
+    if (gated) {
+      this.stageCounts.secondStage++;
+      z = ctx!.z;
+      platt = ctx!.plattLang[li]!;
+      if (nn?.reaches(ctx!.z, platt)) {
+        // the third stage adds its logit to each head's best window and brings its own calibration
+        this.stageCounts.thirdStage++;
+        nn.apply(s.fx.tok.tH, s.fx.tokFlags, ctx!.z, ctx!.bestStart, ctx!.bestEnd, li);
+        z = nn.z;
+        platt = nn.plattLang[li]!;
+      }
+    }
     const probs = this.probs;
     const hls = this.hls;
     const any = s.anyFlags.value;

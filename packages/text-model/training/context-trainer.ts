@@ -57,14 +57,14 @@ export interface ContextConfig {
 
 const SPAM = TEXT_CATEGORIES.indexOf('spam');
 /** heads the second stage learns (every head but spam) */
-const HEADS = TEXT_CATEGORIES.map((_, k) => k).filter((k) => k !== SPAM);
+export const HEADS = TEXT_CATEGORIES.map((_, k) => k).filter((k) => k !== SPAM);
 
 function harmful(e: Example): boolean {
   for (const k of HEADS) if (e.labels[k] === 1) return true;
   return false;
 }
 
-function judged(e: Example): boolean {
+export function judged(e: Example): boolean {
   for (const k of HEADS) if (e.labels[k]! >= 0) return true;
   return false;
 }
@@ -237,6 +237,10 @@ export function withEnglishViews(set: Example[]): Example[] {
 
 /** the English views made by withEnglishViews (in the pooled calibration only, never as English texts) */
 const englishViews = new WeakSet<Example>();
+
+export function isEnglishView(e: Example): boolean {
+  return englishViews.has(e);
+}
 
 /**
  * Trains the context model as a residual on top of the first stage: head k's logit is z1[k] + z2[k], with z2 from
@@ -417,7 +421,12 @@ export const EVERYDAY_EMOJI = [
  * per language, the words found in most benign training texts (all categories 0) that are neither trigger terms nor
  * lexicon entries, each as a one-word text with every category 0.
  */
-function benignWords(ctx: ContextModel, scorer: Scorer, train: Example[], cfg: ContextConfig): Example[] {
+export function benignWords(
+  ctx: ContextModel,
+  scorer: Scorer,
+  train: Example[],
+  cfg: ContextConfig,
+): Example[] {
   const perLanguage = cfg.benignWordsPerLanguage;
   const ratio = cfg.benignWordsRule === 'ratio';
   const candidates = ratio
@@ -479,11 +488,12 @@ const MIX_GRID = [0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1];
 const MIX_HEADS: string[] = ['toxicity', 'harassment', 'profanity'];
 const MIX_MIN = 50;
 
-function mixShares(
+export function mixShares(
   real: Example[],
   z1s: Map<Example, Float64Array>,
   z2s: Map<Example, Float64Array>,
   log: (s: string) => void,
+  heads: string[] = MIX_HEADS,
 ): Record<string, number[]> {
   const out: Record<string, number[]> = {};
   for (const lang of SUPPORTED_LANGUAGES) {
@@ -492,7 +502,7 @@ function mixShares(
     const mix = new Array(N_HEADS).fill(1);
     let own = false;
     for (const k of HEADS) {
-      if (!MIX_HEADS.includes(TEXT_CATEGORIES[k]!)) continue;
+      if (!heads.includes(TEXT_CATEGORIES[k]!)) continue;
       const r = rows.filter((e) => e.labels[k]! >= 0);
       const n1 = r.filter((e) => e.labels[k] === 1).length;
       if (n1 < MIX_MIN || r.length - n1 < MIX_MIN) continue;

@@ -19,6 +19,8 @@ export interface Example {
   labels: Int8Array;
   /** for multi-class sources, e.g. C-SSRS level or Davidson class */
   group?: string;
+  /** authored template expansions: the template (its expansions share a split and an out-of-fold fold) */
+  template?: string;
 }
 
 const T = 0;
@@ -271,6 +273,7 @@ export function loadExamples(dir = datasetsDir(), opts: { excludeGpl?: boolean }
       split,
       labels: labelVector(a.labels),
       group: a.phenomenon,
+      ...(a.template !== undefined ? { template: a.template } : {}),
     });
   }
 

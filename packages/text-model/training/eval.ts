@@ -1,6 +1,6 @@
 /**
- * Prints the model card's tables: evaluates the SHIPPED weights on held-out splits only.
- *   npm run eval -w packages/text-model
+ * Prints the model card's tables: evaluates the SHIPPED weights (or those of --weights <dir>) on held-out splits only.
+ *   npm run eval -w packages/text-model [-- --weights <dir>]
  */
 import { loadTextModel, TEXT_CATEGORIES, type TextCategory } from '../src/index.ts';
 import { type Example, loadExamples } from './data.ts';
@@ -12,7 +12,18 @@ const f3 = (x: number) => (Number.isNaN(x) ? 'n/a' : x.toFixed(3));
 const pct = (x: number) => (x * 100).toFixed(1);
 
 function main(): void {
-  const model = loadTextModel();
+  // --weights <dir>: that directory's text-model.bin, context-model.bin and neural-model.bin (default: the shipped ones)
+  const at = process.argv.indexOf('--weights');
+  const dir = at > 0 ? process.argv[at + 1] : undefined;
+  const model = loadTextModel(
+    dir
+      ? {
+          weightsPath: `${dir}/text-model.bin`,
+          contextWeightsPath: `${dir}/context-model.bin`,
+          neuralWeightsPath: `${dir}/neural-model.bin`,
+        }
+      : undefined,
+  );
   const all = loadExamples();
   // Madlibs: every 8th row (deterministic) keeps the run short.
   let m = 0;
