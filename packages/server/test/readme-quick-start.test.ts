@@ -46,6 +46,18 @@ describe("the README's quick start, as written", () => {
       const decision = JSON.parse(stdout);
       expect(decision.decisionId).toMatch(/^dec_/);
       expect(['flag', 'block']).toContain(decision.action); // "you are an idiot" under the default policy
+      // the compiled service's bundled dependencies (dist/vendor): the metrics registry and the rate limiter
+      const key = exportLine!.split('=')[1]!;
+      const metrics = await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${key}` } });
+      expect(metrics.status).toBe(200);
+      expect(await metrics.text()).toMatch(/verdict_http_requests_total\{[^}]*route="\/v1\/check"/);
+      const limited = await fetch(`${server.url}/v1/check`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ content: 'hello', policyId: 'default' }),
+      });
+      expect(limited.status).toBe(200);
+      expect(limited.headers.get('x-ratelimit-limit')).toMatch(/^\d+$/);
     } finally {
       server.child.kill('SIGTERM');
       await server.exited;
