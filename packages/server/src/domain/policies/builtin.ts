@@ -12,7 +12,7 @@ categories:
   self_harm: { threshold: 0.5, action: flag }
   toxicity: { threshold: 0.5, action: flag }
   profanity: { threshold: 0.8, action: warn }
-  spam: { threshold: 0.8, action: warn }
+  spam: { threshold: 0.7, action: warn }
   suggestive: { threshold: 0.8, action: warn }
 `;
 
@@ -26,7 +26,7 @@ categories:
   self_harm: { threshold: 0.3, action: flag }
   toxicity: { threshold: 0.3, action: block }
   profanity: { threshold: 0.3, action: flag }
-  spam: { threshold: 0.45, action: flag }
+  spam: { threshold: 0.4, action: flag }
   suggestive: { threshold: 0.6, action: flag }
 `;
 
@@ -34,7 +34,7 @@ const PERMISSIVE_YAML = `name: Permissive
 description: Acts only on clear, severe harms; tolerates profanity and adult language.
 categories:
   hate: { threshold: 0.7, action: flag }
-  harassment: { threshold: 0.7, action: warn }
+  harassment: { threshold: 0.75, action: warn }
   violence: { threshold: 0.7, action: flag }
   sexual: { threshold: 0.7, action: warn }
   self_harm: { threshold: 0.7, action: flag }
