@@ -155,9 +155,7 @@ process.on('exit', () => {
     // these come from the build's bundles (scripts/bundle-vendor.mjs), not as ~750 separate modules
     const vendored = ['typebox', 'kysely', 'prom-client', 'rate-limiter-flexible'];
     expect(
-      modules.filter((m) =>
-        /\/node_modules\/(typebox|kysely|prom-client|rate-limiter-flexible)\//.test(m),
-      ),
+      modules.filter((m) => /\/node_modules\/(typebox|kysely|prom-client|rate-limiter-flexible)\//.test(m)),
     ).toEqual([]);
     for (const name of vendored)
       expect(modules.some((m) => m.includes(`/dist/vendor/${name}.js`))).toBe(true);
