@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { Worker } from 'node:worker_threads';
 import sharp from 'sharp';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.ts';
 import { MAX_IMAGE_PIXELS } from '../src/media/image.ts';
 import { ImageModelPool } from '../src/providers/local-image/pool.ts';
@@ -256,6 +257,7 @@ describe('the image pool and its classifiers', () => {
       classifiers: config.imageClassifiers!.classifiers,
       timeoutMs: 1,
     });
+    const terminate = vi.spyOn(Worker.prototype, 'terminate');
     try {
       await pool.start();
       const image = await solid(200, 10, 10);
@@ -266,7 +268,38 @@ describe('the image pool and its classifiers', () => {
       }
       // timeouts are not crashes: the pool is not marked failed
       expect(pool.state).not.toBe('failed');
+      await pool.close();
+      // the overrunning workers were asked to exit once their run was over, never terminated inside onnxruntime
+      // (a thread terminated there can abort the whole process from native code)
+      expect(terminate).not.toHaveBeenCalled();
     } finally {
+      terminate.mockRestore();
+      await pool.close();
+    }
+  }, 120_000);
+
+  it('close() lets each worker release its ONNX sessions and exit instead of terminating it', async () => {
+    const dir = tempDir('verdict-classifiers-');
+    const file = writeClassifier(dir, 'colour', colourModel(32), colourManifest);
+    const { config } = loadConfig({ VERDICT_IMAGE_CLASSIFIERS: file });
+    const pool = new ImageModelPool({
+      size: 2,
+      maxPixels: MAX_IMAGE_PIXELS,
+      classifiers: config.imageClassifiers!.classifiers,
+    });
+    const terminate = vi.spyOn(Worker.prototype, 'terminate');
+    try {
+      await pool.start();
+      const image = await solid(200, 10, 10);
+      // images in flight while closing: they are refused, and the workers finish them before they exit
+      const pending = Array.from({ length: 4 }, () => pool.classify(image).catch((e: unknown) => e));
+      await pool.close();
+      for (const outcome of await Promise.all(pending))
+        if (outcome instanceof Error) expect(outcome.message).toBe('the image model is shutting down');
+      expect(terminate).not.toHaveBeenCalled();
+      expect(pool.state).toBe('closed');
+    } finally {
+      terminate.mockRestore();
       await pool.close();
     }
   }, 120_000);

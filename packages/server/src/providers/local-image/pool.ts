@@ -56,7 +56,7 @@ interface Slot {
   worker: Worker;
   ready: boolean;
   inFlight: Map<number, Job>;
-  /** Terminated by the pool (a job overran its time bound): its exit is not a crash. */
+  /** Retired by the pool (a job overran its time bound) and asked to exit: its exit is not a crash. */
   retired?: boolean;
 }
 
@@ -187,7 +187,7 @@ export class ImageModelPool {
       this.slots.splice(0).map(async (slot) => {
         for (const job of slot.inFlight.values()) job.reject(error);
         slot.inFlight.clear();
-        await slot.worker.terminate();
+        await closeWorker(slot.worker);
       }),
     );
   }
@@ -287,7 +287,8 @@ export class ImageModelPool {
       other.image = new Uint8Array(other.source);
       this.queue.unshift(other);
     }
-    void slot.worker.terminate();
+    // the worker finishes what it holds (results no longer wanted) and exits; 'exit' then spawns its replacement
+    void closeWorker(slot.worker);
     this.dispatch();
   }
 
@@ -318,4 +319,24 @@ export class ImageModelPool {
       ]);
     }
   }
+}
+
+/** How long a closing worker may take to finish its images and release its sessions before it is terminated. */
+const CLOSE_GRACE_MS = 10_000;
+
+/**
+ * Ends a worker by asking it to (it finishes the images in hand and releases its ONNX sessions first; terminating a
+ * thread inside onnxruntime could abort the process), and terminates it only if it has not exited within the grace.
+ */
+async function closeWorker(worker: Worker): Promise<void> {
+  if (worker.threadId === -1) return; // already exited
+  const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+  worker.ref();
+  worker.postMessage({ close: true } satisfies WorkerRequest);
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => {
+    timer = setTimeout(() => resolve('late'), CLOSE_GRACE_MS);
+  });
+  if ((await Promise.race([exited, late])) === 'late') await worker.terminate();
+  clearTimeout(timer);
 }

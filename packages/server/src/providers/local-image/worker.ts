@@ -11,10 +11,10 @@ import { type ClassScores, INPUT_SIZE, readModelArtifacts, scoresFromProbabiliti
  * One image model worker: its own tfjs wasm backend and model. Messages: `{ id, image }` (encoded bytes) →
  * `{ id, scores }` or `{ id, error, kind }`. Decoding and resizing use sharp here, off the main thread.
  */
-export interface WorkerRequest {
-  id: number;
-  image: Uint8Array;
-}
+export type WorkerRequest =
+  | { id: number; image: Uint8Array }
+  /** finish the images in hand, release the ONNX sessions, exit (see ImagePool.close) */
+  | { close: true };
 export type WorkerResponse =
   | { id: number; scores: ClassScores }
   | { id: number; error: string; kind: 'decode' | 'model' }
@@ -97,7 +97,23 @@ try {
   const extra = await loadClassifiers();
   const largest = Math.max(INPUT_SIZE, ...(extra?.sizes() ?? []));
   if (niceAfterLoad) lowerPriority();
-  port.on('message', async ({ id, image }: WorkerRequest) => {
+  // images in hand, so that a close waits for them: onnxruntime's native sessions must not be torn down under a run
+  const running = new Set<Promise<void>>();
+  port.on('message', (request: WorkerRequest) => {
+    if ('close' in request) {
+      // Terminating a thread that holds ONNX sessions could abort the whole process from native code ("terminate
+      // called after throwing an instance of 'Napi::Error'"): release them first, then end the thread.
+      void Promise.allSettled(running)
+        .then(() => extra?.close())
+        .catch(() => {})
+        .finally(() => process.exit(0));
+      return;
+    }
+    const job = classify(request.id, request.image);
+    running.add(job);
+    void job.finally(() => running.delete(job));
+  });
+  async function classify(id: number, image: Uint8Array): Promise<void> {
     let pixels: SquarePixels;
     let input: Float32Array;
     try {
@@ -117,7 +133,7 @@ try {
     } catch (error) {
       port.postMessage({ id, error: (error as Error).message, kind: 'model' } satisfies WorkerResponse);
     }
-  });
+  }
   port.postMessage({ ready: true } satisfies WorkerResponse);
 } catch (error) {
   port.postMessage({ fatal: (error as Error).stack ?? String(error) } satisfies WorkerResponse);
