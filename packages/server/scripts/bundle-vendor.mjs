@@ -20,7 +20,7 @@ const ESM = ['typebox', 'kysely'];
  * second copy).
  */
 const CJS = ['prom-client', 'rate-limiter-flexible'];
-export const VENDORED = [...ESM, ...CJS];
+const VENDORED = [...ESM, ...CJS];
 
 const pkgDir = dirname(dirname(fileURLToPath(import.meta.url)));
 const dist = join(pkgDir, 'dist');
@@ -45,9 +45,9 @@ function packageVersion(name) {
   throw new Error(`bundle-vendor: ${name} is not installed`);
 }
 
-/** The file a vendored package is bundled into (dist/vendor/<name>.js, with characters other than [\w-] as `_`). */
-function bundleName(name) {
-  return `${name.replace(/[^\w-]/g, '_')}.js`;
+/** The entry name of a vendored package's bundle, dist/vendor/<stem>.js: its name with characters other than [\w-] as `_`. */
+function bundleStem(name) {
+  return name.replace(/[^\w-]/g, '_');
 }
 
 /** The ES-module entry of a CommonJS package: its exports object as default, and each property by name. */
@@ -61,8 +61,8 @@ async function bundle() {
   rmSync(vendorDir, { recursive: true, force: true });
   await build({
     entryPoints: Object.fromEntries([
-      ...ESM.map((name) => [bundleName(name).slice(0, -3), name]),
-      ...CJS.map((name) => [bundleName(name).slice(0, -3), `vendor-cjs:${name}`]),
+      ...ESM.map((name) => [bundleStem(name), name]),
+      ...CJS.map((name) => [bundleStem(name), `vendor-cjs:${name}`]),
     ]),
     plugins: [
       {
@@ -109,7 +109,7 @@ for (const entry of readdirSync(dist, { recursive: true, withFileTypes: true }))
   if (file.startsWith(vendorDir + sep)) continue;
   const source = readFileSync(file, 'utf8');
   const next = source.replace(specifier, (_m, lead, quote, name) => {
-    let target = relative(entry.parentPath, join(vendorDir, bundleName(name)))
+    let target = relative(entry.parentPath, join(vendorDir, `${bundleStem(name)}.js`))
       .split(sep)
       .join('/');
     if (!target.startsWith('.')) target = `./${target}`;

@@ -57,8 +57,8 @@ export function loadTextModel(options?: {
     const nu8 = new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
     const weights = decodeNeuralWeights(nu8);
     const want = weights.header.contextFingerprint;
-    if (!context) throw new Error(`${String(nnPath)}: the third stage needs the second stage's weights`);
-    if (want !== undefined && contextFingerprint(context.bytes) !== want)
+    // (without a second stage, LocalTextModel refuses the third)
+    if (context && want !== undefined && contextFingerprint(context.bytes) !== want)
       throw new Error(`${String(nnPath)} was trained on another second stage than ${String(ctxPath)}`);
     neural = { weights, bytes: nu8 };
   }

@@ -48,6 +48,24 @@ export function neuralFeatures(
   return w;
 }
 
+/**
+ * The third stage's gate: whether one of `heads` reaches probability gateP with logits z and calibration `platt`
+ * (flat [a, b] per head); every text passes a gate of 0.
+ */
+export function reachesGate(
+  z: Float64Array,
+  platt: Float64Array,
+  heads: ArrayLike<number>,
+  gateP: number,
+): boolean {
+  if (gateP <= 0) return true;
+  for (let i = 0; i < heads.length; i++) {
+    const k = heads[i]!;
+    if (1 / (1 + Math.exp(-(platt[2 * k]! * z[k]! + platt[2 * k + 1]!))) >= gateP) return true;
+  }
+  return false;
+}
+
 export interface NeuralHeader {
   format: 1;
   bits: number;
@@ -183,13 +201,7 @@ export class NeuralStage {
    * calibration `platt` (flat [a, b] per head).
    */
   reaches(z12: Float64Array, platt: Float64Array): boolean {
-    if (this.gateP <= 0) return true;
-    const heads = this.heads;
-    for (let i = 0; i < heads.length; i++) {
-      const k = heads[i]!;
-      if (1 / (1 + Math.exp(-(platt[2 * k]! * z12[k]! + platt[2 * k + 1]!))) >= this.gateP) return true;
-    }
-    return false;
+    return reachesGate(z12, platt, this.heads, this.gateP);
   }
 
   /**

@@ -7,6 +7,7 @@ import { type Example, loadExamples } from './data.ts';
 import { authoredTables, pick as pickRows, suiteSection, thresholdTable } from './eval-authored.ts';
 import { bestThreshold, ece, prf, reliability, rocAuc } from './metrics.ts';
 import { policySection } from './policy-thresholds.ts';
+import { loadWeightsDir } from './weights-dir.ts';
 
 const f3 = (x: number) => (Number.isNaN(x) ? 'n/a' : x.toFixed(3));
 const pct = (x: number) => (x * 100).toFixed(1);
@@ -15,15 +16,7 @@ function main(): void {
   // --weights <dir>: that directory's text-model.bin, context-model.bin and neural-model.bin (default: the shipped ones)
   const at = process.argv.indexOf('--weights');
   const dir = at > 0 ? process.argv[at + 1] : undefined;
-  const model = loadTextModel(
-    dir
-      ? {
-          weightsPath: `${dir}/text-model.bin`,
-          contextWeightsPath: `${dir}/context-model.bin`,
-          neuralWeightsPath: `${dir}/neural-model.bin`,
-        }
-      : undefined,
-  );
+  const model = dir ? loadWeightsDir(dir) : loadTextModel();
   const all = loadExamples();
   // Madlibs: every 8th row (deterministic) keeps the run short.
   let m = 0;

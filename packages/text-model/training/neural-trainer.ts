@@ -16,16 +16,8 @@ import {
   NeuralStage,
   type NeuralWeights,
   neuralFeatures,
+  reachesGate,
 } from '../src/neural-stage.ts';
-
-/** NeuralStage.reaches without a stage: whether a head but spam reaches gateP with logits z and calibration platt. */
-function reaches(z: Float64Array, platt: Float64Array, gateP: number): boolean {
-  if (gateP <= 0) return true;
-  for (const k of HEADS)
-    if (1 / (1 + Math.exp(-(platt[2 * k]! * z[k]! + platt[2 * k + 1]!))) >= gateP) return true;
-  return false;
-}
-
 import { CalibrationSet, calibratesHead } from './calibration.ts';
 import {
   benignWords,
@@ -42,6 +34,21 @@ import {
 import type { Example } from './data.ts';
 import { type FitConfig, fitNeural, type NeuralData, saveNeuralData } from './neural-fit.ts';
 import { exampleWeight } from './trainer.ts';
+
+/** What the third stage is trained from: the first two stages as shipped, the texts and the settings. */
+export interface NeuralInputs {
+  scorer: Scorer;
+  /** the second stage as shipped, and the first stage's calibration (flat [a, b] per head) */
+  ctx: ContextModel;
+  platt: Float64Array;
+  train: Example[];
+  calib: Example[];
+  ctxCfg: ContextConfig;
+  cfg: NeuralConfig;
+  log: (s: string) => void;
+  /** a training text's out-of-fold first-stage logits (undefined: scored in sample) */
+  z1Of: (e: Example) => Float64Array | undefined;
+}
 
 export interface NeuralConfig extends FitConfig {
   /** languages and heads whose share of z3 the real calibration texts decide (default: the second stage's) */
@@ -64,17 +71,16 @@ function fold(e: Example, folds: number): number {
  * The gated, judged training texts (and the second stage's one-word benign texts) of weight > 0: their first-window
  * features, fixed logits z12, labels and weights.
  */
-export function prepareNeural(
-  scorer: Scorer,
-  ctx: ContextModel,
-  platt: Float64Array,
-  train: Example[],
-  calib: Example[],
-  ctxCfg: ContextConfig,
-  cfg: NeuralConfig,
-  log: (s: string) => void,
-  z1Of: (e: Example) => Float64Array | undefined,
-): NeuralData {
+export function prepareNeural({
+  scorer,
+  ctx,
+  platt,
+  train,
+  ctxCfg,
+  cfg,
+  log,
+  z1Of,
+}: NeuralInputs): NeuralData {
   const t0 = performance.now();
   const weight = (e: Example) => exampleWeight(ctxCfg.sourceWeight, e);
   const folds: ContextModel[] = [];
@@ -83,7 +89,7 @@ export function prepareNeural(
       scorer,
       platt,
       train.filter((e) => fold(e, cfg.contextFolds) !== f),
-      calib.slice(0, 0),
+      [],
       ctxCfg,
       () => {},
       z1Of,
@@ -116,7 +122,7 @@ export function prepareNeural(
     if (cfg.gateP > 0) {
       // the runtime's test, on the shipped second stage (its logits of the training text are in sample)
       ctx.apply(scorer, tH, flags, n, SPAM, li);
-      if (!reaches(ctx.z, ctx.plattLang[li]!, cfg.gateP)) continue;
+      if (!reachesGate(ctx.z, ctx.plattLang[li]!, HEADS, cfg.gateP)) continue;
     }
     const z1 = Float64Array.from(z1Of(e) ?? firstWindow(scorer, n));
     const b = Math.min(n, scorer.window);
@@ -185,7 +191,7 @@ export function calibrateNeural(
     if (!gated(ctx, scorer, platt, n, tH, flags)) continue;
     const li = SUPPORTED_LANGUAGES.indexOf(e.lang);
     ctx.apply(scorer, tH, flags, n, SPAM, li);
-    if (!reaches(ctx.z, ctx.plattLang[li]!, w.header.gateP ?? 0)) continue;
+    if (!reachesGate(ctx.z, ctx.plattLang[li]!, HEADS, w.header.gateP ?? 0)) continue;
     full.apply(tH, flags, ctx.z, ctx.bestStart, ctx.bestEnd, li);
     z12s.set(e, Float64Array.from(ctx.z));
     z3s.set(
@@ -227,19 +233,10 @@ export function calibrateNeural(
 }
 
 /** The third stage, trained and calibrated (float16 round trip before calibrating, as shipped). */
-export function trainNeural(
-  scorer: Scorer,
-  ctx: ContextModel,
-  platt: Float64Array,
-  train: Example[],
-  calib: Example[],
-  ctxCfg: ContextConfig,
-  cfg: NeuralConfig,
-  log: (s: string) => void,
-  z1Of: (e: Example) => Float64Array | undefined,
-): NeuralWeights {
+export function trainNeural(inputs: NeuralInputs): NeuralWeights {
+  const { scorer, ctx, platt, calib, ctxCfg, cfg, log } = inputs;
   const t0 = performance.now();
-  const data = prepareNeural(scorer, ctx, platt, train, calib, ctxCfg, cfg, log, z1Of);
+  const data = prepareNeural(inputs);
   if (process.env.VERDICT_NN_DATA_OUT) saveNeuralData(process.env.VERDICT_NN_DATA_OUT, data);
   const w = decodeNeuralWeights(encodeNeuralWeights(fitNeural(data, cfg, log)));
   calibrateNeural(w, scorer, ctx, platt, calib, ctxCfg, cfg, log);

@@ -387,17 +387,17 @@ function main(): void {
     `wrote ${ctxOut}: ${(ctxBytes.length / 1e6).toFixed(2)} MB, sha256 ${createHash('sha256').update(ctxBytes).digest('hex')}`,
   );
   if (TRAIN_NEURAL) {
-    const nn = trainNeural(
+    const nn = trainNeural({
       scorer,
-      new ContextModel(decodeContextWeights(ctxBytes)), // the second stage as shipped (float16)
-      Float64Array.from(header.platt.flat()),
-      trainSet,
-      calibSet,
-      CONTEXT,
-      NEURAL,
+      ctx: new ContextModel(decodeContextWeights(ctxBytes)), // the second stage as shipped (float16)
+      platt: Float64Array.from(header.platt.flat()),
+      train: trainSet,
+      calib: calibSet,
+      ctxCfg: CONTEXT,
+      cfg: NEURAL,
       log,
-      (e) => oof.get(e),
-    );
+      z1Of: (e) => oof.get(e),
+    });
     // the third stage is calibrated on this second stage: loadTextModel refuses it beside another one
     nn.header.contextFingerprint = contextFingerprint(ctxBytes);
     const nnBytes = encodeNeuralWeights(nn);

@@ -13,7 +13,7 @@ import { type ClassScores, INPUT_SIZE, readModelArtifacts, scoresFromProbabiliti
  */
 export type WorkerRequest =
   | { id: number; image: Uint8Array }
-  /** finish the images in hand, release the ONNX sessions, exit (see ImagePool.close) */
+  /** finish the images in hand, release the ONNX sessions, exit (see ImageModelPool.close) */
   | { close: true };
 export type WorkerResponse =
   | { id: number; scores: ClassScores }
