@@ -240,3 +240,18 @@ export const LEET: ReadonlyMap<number, number> = new Map(
     ] as const
   ).map(([a, b]) => [a.codePointAt(0)!, b.codePointAt(0)!]),
 );
+
+/**
+ * A letter of the Russian alphabet that looks like no Latin one (б, д, ж, и, л, я …; either case). A text with one
+ * is Cyrillic writing, not Latin writing disguised with look-alikes, so its all-look-alike words ("не", "он", "тот")
+ * stay Russian whatever language was declared: mapped, "не" read as the English "he" and a Russian threat sent
+ * without `language` was taken for English.
+ */
+export const RUSSIAN_LETTER: RegExp = (() => {
+  let cls = '';
+  for (let cp = 0x410; cp <= 0x44f; cp++) {
+    if (!CONFUSABLES.has(String.fromCodePoint(cp).toLowerCase().codePointAt(0)!))
+      cls += String.fromCodePoint(cp);
+  }
+  return new RegExp(`[${cls}]`);
+})();

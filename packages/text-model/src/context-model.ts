@@ -168,8 +168,15 @@ export class ContextModel {
   readonly gateP: number;
   readonly triggers: Uint32Array;
   readonly stopwords: Uint32Array;
-  /** per language (SUPPORTED_LANGUAGES index): its common words, or null when none are known */
-  readonly common: (Uint32Array | null)[];
+  /** every language's common words (a bit set, for a cheap first test) and the language index of each */
+  private readonly commonAny: Uint32Array;
+  private readonly commonLang = new Map<number, number>();
+  /** per language (SUPPORTED_LANGUAGES index): whether common words are known for it */
+  private readonly hasCommon: boolean[];
+  private readonly langCounts = new Int32Array(SUPPORTED_LANGUAGES.length);
+  /** after readsAs(): the language with the most common words (null: none, or a tie), and the asked one's count */
+  guessed: SupportedLanguage | null = null;
+  ownCount = 0;
   /** combined logits z1 + z2 (max over windows) and each head's best window, after apply() */
   readonly z = new Float64Array(N_HEADS);
   readonly bestStart = new Int32Array(N_HEADS);
@@ -197,50 +204,48 @@ export class ContextModel {
     this.gateP = h.gateP;
     this.triggers = hashSet(h.triggers);
     this.stopwords = hashSet(h.stopwords);
-    this.common = SUPPORTED_LANGUAGES.map((l) => {
-      const words = h.commonWords?.[l];
-      return words && words.length > 0 ? hashSet(words) : null;
+    this.hasCommon = SUPPORTED_LANGUAGES.map((l, li) => {
+      const words = h.commonWords?.[l] ?? [];
+      // the trainer keeps a word for a language only where it is 3 times as common as in any other: one each
+      for (const w of words) if (!this.commonLang.has(w)) this.commonLang.set(w, li);
+      return words.length > 0;
     });
+    this.commonAny = hashSet([...this.commonLang.keys()]);
   }
 
   /**
-   * The language whose common words (words common in it alone) are the most frequent among the first 64 tokens, if
-   * it has at least one and more than any other language: a language guess from function words, two orders of
-   * magnitude cheaper than a character n-gram detector (tinyld took a third of the time of a mostly benign stream
-   * when it ran on the 6 % of English messages that had no English common word).
+   * Reads the common words (words common in one language alone) among the first 64 tokens: whether the text reads as
+   * language index `li` — it has more of that language's common words than of any other language's, or none are
+   * known for `li`. Sets `guessed` to the language with the most common words (null when none has any, or
+   * on a tie) and `ownCount` to `li`'s: a language guess from function words, two orders of magnitude cheaper than
+   * a character n-gram detector (tinyld took a third of the time of a mostly benign stream when it ran on the 6 % of
+   * English messages that had no English common word). One common word used to be enough to read as a language: a
+   * German text with "ich's" (the "s" of English "it's") read as English, and was never scored as German.
    */
-  guessLanguage(tH: Int32Array, n: number): SupportedLanguage | null {
+  readsAs(li: number, tH: Int32Array, n: number): boolean {
+    const counts = this.langCounts;
+    counts.fill(0);
+    const m = Math.min(n, 64);
+    for (let t = 0; t < m; t++) {
+      const h = tH[t]!;
+      if (!inSet(this.commonAny, h)) continue;
+      const l = this.commonLang.get(h);
+      if (l !== undefined) counts[l]!++;
+    }
     let best = -1;
     let bestCount = 0;
     let tie = false;
-    for (let li = 0; li < this.common.length; li++) {
-      const c = this.commonCount(li, tH, n);
+    for (let l = 0; l < counts.length; l++) {
+      const c = counts[l]!;
       if (c > bestCount) {
-        best = li;
+        best = l;
         bestCount = c;
         tie = false;
       } else if (c === bestCount && c > 0) tie = true;
     }
-    return best >= 0 && !tie ? SUPPORTED_LANGUAGES[best]! : null;
-  }
-
-  /**
-   * Whether the text reads as `lang`: one of its first 64 tokens is a common word of that language (or none are
-   * known for it).
-   */
-  readsAs(lang: SupportedLanguage, tH: Int32Array, n: number): boolean {
-    const li = SUPPORTED_LANGUAGES.indexOf(lang);
-    return this.common[li] === null || this.commonCount(li, tH, n) > 0;
-  }
-
-  /** How many of the first 64 tokens are common words of language index `li` (0 when none are known). */
-  private commonCount(li: number, tH: Int32Array, n: number): number {
-    const set = this.common[li];
-    if (!set) return 0;
-    const m = Math.min(n, 64);
-    let c = 0;
-    for (let t = 0; t < m; t++) if (inSet(set, tH[t]!)) c++;
-    return c;
+    this.guessed = best >= 0 && !tie ? SUPPORTED_LANGUAGES[best]! : null;
+    this.ownCount = counts[li]!;
+    return !this.hasCommon[li]! || (best === li && !tie);
   }
 
   /** Whether a token of the text is a trigger term or carries a lexicon class. */

@@ -22,3 +22,45 @@ export function detectLanguage(text: string): SupportedLanguage | null {
   const code = detectFn(sample, { only: ONLY });
   return SUPPORTED.has(code) ? (code as SupportedLanguage) : null;
 }
+
+const LETTER = /\p{L}/u;
+
+/** Whether the text has a letter beyond ASCII (é, ö, ğ, another script; not emoji) in its first 200 characters. */
+export function beyondAscii(text: string): boolean {
+  const m = Math.min(text.length, 200);
+  for (let i = 0; i < m; i++) {
+    const c = text.charCodeAt(i);
+    if (c > 0x7f && (c < 0xd800 || c > 0xdfff) && LETTER.test(text[i]!)) return true;
+  }
+  return false;
+}
+
+const WORD = /[\p{L}\p{N}]+/gu;
+const isDigit = (c: number) => c >= 48 && c <= 57;
+const isAsciiLetter = (c: number) => (c | 32) >= 97 && (c | 32) <= 122;
+
+/**
+ * Whether a word of the text's first 600 characters is Arabic written in Latin letters, with a digit for a sound
+ * Latin lacks ("3arfa", "7mar", "sha2a", "e2tlak"): exactly one digit, 2, 3, 5, 6, 7 or 9 between two letters, or
+ * 3, 5, 7 or 9 before the word's letters; at least three letters. So "b2b", "h3ll0", "2nite", "5th", "mp3" and
+ * "covid19" are not taken for one.
+ */
+export function hasArabizi(text: string): boolean {
+  const sample = text.length > 600 ? text.slice(0, 600) : text;
+  for (const [w] of sample.matchAll(WORD)) if (arabiziWord(w)) return true;
+  return false;
+}
+
+function arabiziWord(w: string): boolean {
+  if (w.length < 4) return false;
+  let at = -1;
+  for (let i = 0; i < w.length; i++) {
+    if (!isDigit(w.charCodeAt(i))) continue;
+    if (at >= 0) return false;
+    at = i;
+  }
+  if (at < 0 || at === w.length - 1) return false;
+  const d = w[at]!;
+  if (at === 0) return '3579'.includes(d) && isAsciiLetter(w.charCodeAt(1));
+  return '235679'.includes(d) && isAsciiLetter(w.charCodeAt(at - 1)) && isAsciiLetter(w.charCodeAt(at + 1));
+}

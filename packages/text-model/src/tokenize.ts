@@ -10,6 +10,7 @@ import {
   MAP_DROP,
   MAP_MULTI,
   mapChar,
+  RUSSIAN_LETTER,
   S_CYRILLIC,
   S_GREEK,
   S_HAN,
@@ -107,7 +108,8 @@ export class Tokenizer {
   private scratch = new Int32Array(256);
   private readonly maskOut = { len: 0 };
   private langBit = 1;
-  private lang = 'en';
+  /** whether all-look-alike Cyrillic words stay Cyrillic: Russian declared, or Russian letters in the text */
+  private cyrillicText = false;
   private curStart = -1;
   private curKey = 0;
   private readonly metaOut = new Uint8Array(1);
@@ -144,7 +146,7 @@ export class Tokenizer {
 
   /** Tokenizes `text`; returns the number of tokens. `langBit` selects language-specific lexicon entries. */
   run(text: string, lang: string, langBit: number): number {
-    this.lang = lang;
+    this.cyrillicText = lang === 'ru' || RUSSIAN_LETTER.test(text);
     this.langBit = langBit;
     this.langIdx = 31 - Math.clz32(langBit);
     this.n = 0;
@@ -498,7 +500,7 @@ export class Tokenizer {
     const toe = this.cOE[e - 1]!;
     const flag = cjk > 0 ? TF_CJK : 0;
 
-    // Confusables: only in mixed-script tokens, or tokens made only of look-alikes outside Russian text.
+    // Confusables: only in mixed-script tokens, or tokens made only of look-alikes outside Cyrillic text.
     if (cyrGreek > 0) {
       let mappable = true;
       if (latin === 0) {
@@ -510,7 +512,7 @@ export class Tokenizer {
           }
         }
       }
-      if (latin > 0 || (mappable && (cyrillic === 0 || this.lang !== 'ru'))) {
+      if (latin > 0 || (mappable && (cyrillic === 0 || !this.cyrillicText))) {
         for (let i = s; i < e; i++) {
           const sc = meta[i]! >> 4;
           if (sc === S_CYRILLIC || sc === S_GREEK) {

@@ -6,7 +6,9 @@ import {
   type SupportedLanguage,
   TEXT_CATEGORIES,
   type TextModel,
+  Tokenizer,
 } from '../src/index.ts';
+import { hasArabizi } from '../src/language.ts';
 
 let model: TextModel;
 beforeAll(() => {
@@ -269,6 +271,62 @@ describe('languages', () => {
     expect(model.classify('te voy a matar esta noche', { declared: false }).scores.violence).toBeGreaterThan(
       0.5,
     );
+  });
+
+  it('a text sent without language is read in its own language where one or two of its words look English', () => {
+    // written for this test; not training text. "не" looked like English "he" (Cyrillic look-alikes were mapped to
+    // Latin outside declared Russian), "ich's" gave English "s": one English common word made the text English
+    const texts: [string, SupportedLanguage][] = [
+      ['Я знаю, где ты живёшь, и не жди пощады: скоро тебе конец', 'ru'],
+      ['Он не пришёл, потому что автобус опоздал', 'ru'],
+      ["Wenn ich's dir sage, dann machst du das, verstanden?", 'de'],
+    ];
+    for (const [text, lang] of texts) {
+      const undeclared = model.classify(text, { language: 'en', declared: false });
+      expect(undeclared.language, text).toBe(lang);
+      expect(undeclared.scores).toEqual(model.classify(text, { language: lang }).scores);
+    }
+    // a long text with no common word of any language but letters beyond ASCII goes to the detector, and is also
+    // scored in the language it finds (each category keeps the higher reading)
+    const spanish = 'Algún día vas a pagar por todo, ya verás cómo acaba tu perro';
+    const undeclared = model.classify(spanish, { declared: false });
+    const es = model.classify(spanish, { language: 'es' });
+    expect(undeclared.language).toBe('es');
+    for (const c of TEXT_CATEGORIES)
+      expect(undeclared.scores[c]).toBeGreaterThanOrEqual(es.scores[c] - 1e-12);
+    expect(
+      model.classify('Я знаю, где ты живёшь, и не жди пощады: скоро тебе конец', { declared: false }).scores
+        .violence,
+    ).toBeGreaterThan(0.5);
+    // Cyrillic look-alikes hiding a Latin word are still read as Latin where the text has no Russian letter
+    const tok = new Tokenizer(null);
+    const hashes = (text: string) => Array.from(tok.tH.slice(0, tok.run(text, 'en', 1)));
+    expect(hashes('ѕех')).toEqual(hashes('sex')); // ѕ, е, х: Cyrillic
+    expect(hashes('не')).toEqual(hashes('he'));
+    expect(hashes('он не знал')[1]).not.toBe(hashes('he')[0]); // "знал" has Russian letters
+    expect(hashes('он не знал')[1]).toBe(hashes('не знал')[0]);
+  });
+
+  it('Arabic written in Latin letters with digits is also scored as Arabic', () => {
+    expect(hasArabizi('ana 3arfa enta sakin fein')).toBe(true);
+    expect(hasArabizi('ya 7mar')).toBe(true);
+    expect(hasArabizi('sha2a')).toBe(true);
+    for (const t of [
+      'b2b deals',
+      'h3ll0 there',
+      'see you 2nite',
+      'the 5th',
+      'mp3',
+      'covid19',
+      'gr8 m8',
+      '7pm',
+    ])
+      expect(hasArabizi(t), t).toBe(false);
+    const text = 'ana 3arfa enta sakin fein';
+    const undeclared = model.classify(text, { declared: false });
+    const arabic = model.classify(text, { language: 'ar' });
+    for (const c of TEXT_CATEGORIES)
+      expect(undeclared.scores[c]).toBeGreaterThanOrEqual(arabic.scores[c] - 1e-12);
   });
 
   it('falls back to English when detection fails', () => {

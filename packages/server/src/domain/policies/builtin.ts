@@ -34,7 +34,7 @@ const PERMISSIVE_YAML = `name: Permissive
 description: Acts only on clear, severe harms; tolerates profanity and adult language.
 categories:
   hate: { threshold: 0.7, action: flag }
-  harassment: { threshold: 0.75, action: warn }
+  harassment: { threshold: 0.7, action: warn }
   violence: { threshold: 0.7, action: flag }
   sexual: { threshold: 0.7, action: warn }
   self_harm: { threshold: 0.7, action: flag }
