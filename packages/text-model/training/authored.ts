@@ -5,12 +5,18 @@
  * dropped here, so the suite never reaches training or calibration.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SUPPORTED_LANGUAGES, type SupportedLanguage, TEXT_CATEGORIES } from '../src/constants.ts';
 import { hashString, mulberry32 } from '../src/hash.ts';
 
-export const AUTHORED_DIR = fileURLToPath(new URL('./authored/', import.meta.url));
+/**
+ * training/authored/, or VERDICT_AUTHORED_DIR (for trials: a copy with files added or removed, so that a training run
+ * can read other data without touching the shipped directory).
+ */
+export const AUTHORED_DIR = process.env.VERDICT_AUTHORED_DIR
+  ? `${resolve(process.env.VERDICT_AUTHORED_DIR)}/`
+  : fileURLToPath(new URL('./authored/', import.meta.url));
 export const SUITE_DIR = fileURLToPath(new URL('../suite/', import.meta.url));
 
 /** Categories authored data may name (spam is never authored: it stays unknown for these texts). */

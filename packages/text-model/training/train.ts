@@ -2,7 +2,8 @@
  * Rebuilds weights/text-model.bin from the datasets (deterministic: fixed data order, seeded PRNG).
  *   npm run train -w packages/text-model
  * Env: VERDICT_DATASETS_DIR (default <repo>/../shared/datasets), VERDICT_EXCLUDE_GPL=1 (drop ETHOS and
- * GermEval 2025, both GPL-3.0), VERDICT_WEIGHTS_OUT (default weights/text-model.bin).
+ * GermEval 2025, both GPL-3.0), VERDICT_WEIGHTS_OUT (default weights/text-model.bin), VERDICT_AUTHORED_DIR
+ * (default training/authored/).
  */
 import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
