@@ -27,6 +27,11 @@ export interface ContextConfig {
   lr: number;
   l2: number;
   seed: number;
+  /**
+   * More seeds: the SGD passes run once per seed (shuffle order) on the same features and their weights are averaged
+   * (a linear model: the average of their logits). One run's seed moves the yardsticks by more than most changes.
+   */
+  extraSeeds?: number[];
   gateP: number;
   /** a token is a trigger when at least this many harmful training texts contain it … */
   triggerMinDocs: number;
@@ -274,8 +279,7 @@ export function trainContext(
     commonWords,
     training: { config: cfg },
   };
-  const W = new Float32Array(nb * N_HEADS);
-  const ctx = new ContextModel({ header, hashed: W });
+  const ctx = new ContextModel({ header, hashed: new Float32Array(nb * N_HEADS) });
   // a source of weight 0 is left out of this stage altogether (training and calibration)
   const weight = (e: Example) => exampleWeight(cfg.sourceWeight, e);
   const words = benignWords(ctx, scorer, train, cfg);
@@ -298,48 +302,13 @@ export function trainContext(
   const posW = new Float64Array(N_HEADS);
   for (const k of HEADS)
     posW[k] = Math.min(cfg.maxPosWeight, Math.max(1, Math.sqrt(neg[k]! / Math.max(1, pos[k]!))));
-  const G = new Float32Array(nb * N_HEADS);
+  const W = new Float32Array(nb * N_HEADS);
   const bias = new Float64Array(N_HEADS);
-  const Gb = new Float64Array(N_HEADS);
-  const order = Int32Array.from({ length: m }, (_, i) => i);
-  const rnd = mulberry32(cfg.seed);
-  const eps = 1e-8;
-  const lr = cfg.lr;
-  for (let ep = 0; ep < cfg.epochs; ep++) {
-    shuffleInPlace(order, rnd);
-    let loss = 0;
-    for (let r = 0; r < m; r++) {
-      const i = order[r]!;
-      const e = ex[i]!;
-      const sw = weight(e);
-      const from = data.offsets[i]!;
-      const to = data.offsets[i + 1]!;
-      const norm = data.norms[i]!;
-      const zo = i * N_HEADS;
-      for (const k of HEADS) {
-        const y = e.labels[k]!;
-        if (y < 0) continue;
-        // z1 is an offset, not an input: with every head's z1 as inputs, a text that the first stage found very
-        // benign on violence got a large sexual logit from the cross-head weights, and with its own z1 rescaled
-        // (learned ~0.5 on out-of-fold logits) single benign words ("cocktail", "class") doubled their odds
-        let v = data.z1[zo + k]! + bias[k]!;
-        for (let f = from; f < to; f++) v += W[data.feats[f]! * N_HEADS + k]! * norm;
-        const p = 1 / (1 + Math.exp(-v));
-        const wgt = sw * (y === 1 ? posW[k]! : 1);
-        loss -= wgt * (y === 1 ? Math.log(p + 1e-12) : Math.log(1 - p + 1e-12));
-        const g = wgt * (p - y);
-        Gb[k]! += g * g;
-        bias[k]! -= (lr * g) / Math.sqrt(Gb[k]! + eps);
-        const gn = g * norm;
-        for (let f = from; f < to; f++) {
-          const q = data.feats[f]! * N_HEADS + k;
-          const gf = gn + cfg.l2 * W[q]!;
-          G[q]! += gf * gf;
-          W[q]! -= (lr * gf) / Math.sqrt(G[q]! + eps);
-        }
-      }
-    }
-    log(`context epoch ${ep + 1}: loss ${(loss / Math.max(1, m)).toFixed(4)}`);
+  const seeds = [cfg.seed, ...(cfg.extraSeeds ?? [])];
+  for (const seed of seeds) {
+    const run = sgd(data, ex, weight, posW, nb, cfg, seed, log);
+    for (let q = 0; q < W.length; q++) W[q]! += run.W[q]! / seeds.length;
+    for (const k of HEADS) bias[k]! += run.bias[k]! / seeds.length;
   }
   header.bias = [...bias].map(round);
   // Mixing shares, then calibration, on the gated calibration texts (and their English views), with the weights as
@@ -390,6 +359,65 @@ export function trainContext(
     `context: ${nGated} of ${views.length} calibration views gated; ${((performance.now() - t0) / 1000).toFixed(1)} s`,
   );
   return { header, hashed: W };
+}
+
+/** One run of the second stage's SGD (AdaGrad) over the featurised gated texts, its shuffle order from `seed`. */
+function sgd(
+  data: Featurised,
+  ex: Example[],
+  weight: (e: Example) => number,
+  posW: Float64Array,
+  nb: number,
+  cfg: ContextConfig,
+  seed: number,
+  log: (s: string) => void,
+): { W: Float32Array; bias: Float64Array } {
+  const m = data.idx.length;
+  const W = new Float32Array(nb * N_HEADS);
+  const G = new Float32Array(nb * N_HEADS);
+  const bias = new Float64Array(N_HEADS);
+  const Gb = new Float64Array(N_HEADS);
+  const order = Int32Array.from({ length: m }, (_, i) => i);
+  const rnd = mulberry32(seed);
+  const eps = 1e-8;
+  const lr = cfg.lr;
+  for (let ep = 0; ep < cfg.epochs; ep++) {
+    shuffleInPlace(order, rnd);
+    let loss = 0;
+    for (let r = 0; r < m; r++) {
+      const i = order[r]!;
+      const e = ex[i]!;
+      const sw = weight(e);
+      const from = data.offsets[i]!;
+      const to = data.offsets[i + 1]!;
+      const norm = data.norms[i]!;
+      const zo = i * N_HEADS;
+      for (const k of HEADS) {
+        const y = e.labels[k]!;
+        if (y < 0) continue;
+        // z1 is an offset, not an input: with every head's z1 as inputs, a text that the first stage found very
+        // benign on violence got a large sexual logit from the cross-head weights, and with its own z1 rescaled
+        // (learned ~0.5 on out-of-fold logits) single benign words ("cocktail", "class") doubled their odds
+        let v = data.z1[zo + k]! + bias[k]!;
+        for (let f = from; f < to; f++) v += W[data.feats[f]! * N_HEADS + k]! * norm;
+        const p = 1 / (1 + Math.exp(-v));
+        const wgt = sw * (y === 1 ? posW[k]! : 1);
+        loss -= wgt * (y === 1 ? Math.log(p + 1e-12) : Math.log(1 - p + 1e-12));
+        const g = wgt * (p - y);
+        Gb[k]! += g * g;
+        bias[k]! -= (lr * g) / Math.sqrt(Gb[k]! + eps);
+        const gn = g * norm;
+        for (let f = from; f < to; f++) {
+          const q = data.feats[f]! * N_HEADS + k;
+          const gf = gn + cfg.l2 * W[q]!;
+          G[q]! += gf * gf;
+          W[q]! -= (lr * gf) / Math.sqrt(G[q]! + eps);
+        }
+      }
+    }
+    log(`context epoch ${ep + 1} (seed ${seed}): loss ${(loss / Math.max(1, m)).toFixed(4)}`);
+  }
+  return { W, bias };
 }
 
 export const EVERYDAY_EMOJI = [

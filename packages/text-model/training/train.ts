@@ -31,7 +31,7 @@ import { datasetsDir, type Example, loadExamples } from './data.ts';
 import { buildLexicon } from './lexicon-build.ts';
 import { type NeuralConfig, trainNeural } from './neural-trainer.ts';
 import { type SpamModelConfig, spamAnnotatedSource, trainSpamModel } from './spam-trainer.ts';
-import { fitPlatt, type TrainConfig, train } from './trainer.ts';
+import { fitPlatt, type TrainConfig, trainAveraged } from './trainer.ts';
 
 export const MODEL_VERSION = 'verdict-text-1.0.0';
 
@@ -290,7 +290,7 @@ function main(): void {
       }
     log(`first stage: ${added} one-word benign texts (common words of benign texts)`);
   }
-  const params = train(stage1Set, lex, CONFIG, log);
+  const params = trainAveraged(stage1Set, lex, CONFIG, log);
   const spamModel = trainSpamModel(trainSet, SPAM_MODEL, log);
   const header: WeightsHeader = {
     format: 1,
@@ -432,7 +432,7 @@ function outOfFold(
   const t0 = performance.now();
   for (let f = 0; f < OOF_FOLDS; f++) {
     const inFold = (e: Example) => (hashString(`oof:${e.source}:${e.text}`) >>> 0) % OOF_FOLDS === f;
-    const params = train(
+    const params = trainAveraged(
       set.filter((e) => !inFold(e)),
       lex,
       { ...CONFIG, spamCues: false, epochsByHead: {}, lrByHead: {} },

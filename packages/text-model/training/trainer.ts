@@ -13,6 +13,8 @@ export interface TrainConfig {
   lr: number;
   l2: number;
   seed: number;
+  /** more seeds: trainAveraged() trains once per seed and averages the parameters (see there) */
+  extraSeeds?: number[];
   /** per-source sample weights (default 1) */
   /** Weight per source, or per `source:group` (e.g. `authored:benign_everyday`), which takes precedence. */
   sourceWeight: Record<string, number>;
@@ -42,6 +44,37 @@ export interface TrainedParams {
   dense: Float64Array; // [d * N_HEADS + k]
   /** spam-cue weights (zeros when cfg.spamCues is off) */
   cues: Float64Array;
+}
+
+/**
+ * train() once per seed (cfg.seed, then cfg.extraSeeds) and the average of the parameters: the model is linear in
+ * them, so this is the average of the runs' logits. A run's seed (its shuffle order) moves the yardsticks by more
+ * than most changes do (training/experiments/README.md, "Seed noise"); averaging runs reduces that spread.
+ */
+export function trainAveraged(
+  examples: Example[],
+  lex: Lexicon,
+  cfg: TrainConfig,
+  log: (s: string) => void,
+): TrainedParams {
+  const seeds = [cfg.seed, ...(cfg.extraSeeds ?? [])];
+  const runs = seeds.map((seed) => train(examples, lex, { ...cfg, seed }, log));
+  if (runs.length === 1) return runs[0]!;
+  const mean = <T extends Float32Array | Float64Array>(pick: (p: TrainedParams) => T): T => {
+    const out = pick(runs[0]!).slice() as T;
+    for (let r = 1; r < runs.length; r++) {
+      const a = pick(runs[r]!);
+      for (let i = 0; i < out.length; i++) out[i]! += a[i]!;
+    }
+    for (let i = 0; i < out.length; i++) out[i]! /= runs.length;
+    return out;
+  };
+  return {
+    hashed: mean((p) => p.hashed),
+    bias: mean((p) => p.bias),
+    dense: mean((p) => p.dense),
+    cues: mean((p) => p.cues),
+  };
 }
 
 export function train(
