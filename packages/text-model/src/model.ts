@@ -694,26 +694,29 @@ export class LocalTextModel implements TextModel {
     // common words than of its own, or none of any) is also scored in the language guessed from common words, or
     // else detected by tinyld (or in Arabic, when a word is Arabic in Latin letters: "3arfa", "7mar"), and each
     // category keeps the higher of the two probabilities. Texts that read as their declared language never pay for
-    // detection, nor do texts of one or two ASCII words ("kys", "assessment"), whose detected language is a guess.
-    // When `language` was only the default and common words name another language, the text is scored in that one
-    // alone: scored as English, a French greeting read violence 0.90 ("bonjour à tous"). On the team's calibration
-    // split sent without `language` (training/experiments/README.md), a German text with one English-looking word
-    // ("ich's") read as English, Russian "не" was mapped to "he", and long texts with no common words (Spanish has few
-    // of its own: "de", "la", "en" are shared) were never detected: fixing those moved de 80.8 -> 83.4 %,
-    // cs 84.6 -> 87.0, nl 83.8 -> 86.4, es 83.5 -> 85.2, ar 82.0 -> 84.9, ru 80.8 -> 82.8, English unchanged.
+    // detection, nor do texts of one or two ASCII words ("kys", "assessment"), whose detected language is a guess:
+    // those are also scored in another language only when its common words (or Arabic in Latin letters) say so
+    // ("Voglio morire", "Ga dood"). When `language` was only the default and common words name another language, a
+    // text of three words or more is scored in that one alone: scored as English, a French greeting read violence
+    // 0.90 ("bonjour à tous"). On the team's calibration split sent without `language`
+    // (training/experiments/README.md), a German text with one English-looking word ("ich's") read as English,
+    // Russian "не" was mapped to "he", and long texts with no common words (Spanish has few of its own: "de", "la",
+    // "en" are shared) were never detected: fixing those moved de 80.8 -> 83.4 %, cs 84.6 -> 87.0,
+    // nl 83.8 -> 86.4, es 83.5 -> 85.0, ar 82.0 -> 84.9, ru 80.8 -> 82.8, English unchanged.
     const ctx = this.ctx;
     if (
       requested !== 'auto' &&
       ctx !== null &&
-      (n >= 3 || beyondAscii(text)) &&
       !ctx.readsAs(SUPPORTED_LANGUAGES.indexOf(language), this.scorer.fx.tok.tH, n)
     ) {
+      const short = n < 3 && !beyondAscii(text);
       const arabizi = language !== 'ar' && hasArabizi(text);
       const guessed = arabizi ? null : ctx.guessed;
       const other = arabizi
         ? 'ar'
-        : (guessed ?? (n <= SHORT_DETECT_TOKENS || beyondAscii(text) ? detectLanguage(text) : null));
-      if (guessed !== null && guessed !== language && options?.declared === false) {
+        : (guessed ??
+          (!short && (n <= SHORT_DETECT_TOKENS || beyondAscii(text)) ? detectLanguage(text) : null));
+      if (!short && guessed !== null && guessed !== language && options?.declared === false) {
         this.run(text, guessed);
         language = guessed;
       } else if (other !== null && other !== language) {

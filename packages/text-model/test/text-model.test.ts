@@ -307,6 +307,21 @@ describe('languages', () => {
     expect(hashes('он не знал')[1]).toBe(hashes('не знал')[0]);
   });
 
+  it('a text of one or two ASCII words is scored in another language only where its common words say so', () => {
+    // written for this test: "I want to sleep"; "voglio" is an Italian common word
+    const atLeast = (text: string, lang: SupportedLanguage) => {
+      const undeclared = model.classify(text, { declared: false });
+      const own = model.classify(text, { language: lang });
+      for (const c of TEXT_CATEGORIES)
+        expect(undeclared.scores[c], `${text} ${c}`).toBeGreaterThanOrEqual(own.scores[c] - 1e-12);
+    };
+    atLeast('Voglio dormire', 'it');
+    atLeast('ya 7mar', 'ar');
+    // no common word of another language: English alone, as declared
+    for (const text of ['kys', 'assessment'])
+      expect(model.classify(text, { declared: false })).toEqual(model.classify(text, { language: 'en' }));
+  });
+
   it('Arabic written in Latin letters with digits is also scored as Arabic', () => {
     expect(hasArabizi('ana 3arfa enta sakin fein')).toBe(true);
     expect(hasArabizi('ya 7mar')).toBe(true);
