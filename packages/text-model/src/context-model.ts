@@ -174,9 +174,8 @@ export class ContextModel {
   /** per language (SUPPORTED_LANGUAGES index): whether common words are known for it */
   private readonly hasCommon: boolean[];
   private readonly langCounts = new Int32Array(SUPPORTED_LANGUAGES.length);
-  /** after readsAs(): the language with the most common words (null: none, or a tie), and the asked one's count */
+  /** after readsAs(): the language with the most common words (null: none, or a tie) */
   guessed: SupportedLanguage | null = null;
-  ownCount = 0;
   /** combined logits z1 + z2 (max over windows) and each head's best window, after apply() */
   readonly z = new Float64Array(N_HEADS);
   readonly bestStart = new Int32Array(N_HEADS);
@@ -216,11 +215,11 @@ export class ContextModel {
   /**
    * Reads the common words (words common in one language alone) among the first 64 tokens: whether the text reads as
    * language index `li` — it has more of that language's common words than of any other language's, or none are
-   * known for `li`. Sets `guessed` to the language with the most common words (null when none has any, or
-   * on a tie) and `ownCount` to `li`'s: a language guess from function words, two orders of magnitude cheaper than
-   * a character n-gram detector (tinyld took a third of the time of a mostly benign stream when it ran on the 6 % of
-   * English messages that had no English common word). One common word used to be enough to read as a language: a
-   * German text with "ich's" (the "s" of English "it's") read as English, and was never scored as German.
+   * known for `li`. Sets `guessed` to the language with the most common words (null when none has any, or on a tie):
+   * a language guess from function words, two orders of magnitude cheaper than a character n-gram detector (tinyld
+   * took a third of the time of a mostly benign stream when it ran on the 6 % of English messages that had no English
+   * common word). One common word used to be enough to read as a language: a German text with "ich's" (the "s" of
+   * English "it's") read as English, and was never scored as German.
    */
   readsAs(li: number, tH: Int32Array, n: number): boolean {
     const counts = this.langCounts;
@@ -244,7 +243,6 @@ export class ContextModel {
       } else if (c === bestCount && c > 0) tie = true;
     }
     this.guessed = best >= 0 && !tie ? SUPPORTED_LANGUAGES[best]! : null;
-    this.ownCount = counts[li]!;
     return !this.hasCommon[li]! || (best === li && !tie);
   }
 
