@@ -174,8 +174,9 @@ export class ContextModel {
   /** per language (SUPPORTED_LANGUAGES index): whether common words are known for it */
   private readonly hasCommon: boolean[];
   private readonly langCounts = new Int32Array(SUPPORTED_LANGUAGES.length);
-  /** after readsAs(): the language with the most common words (null: none, or a tie) */
+  /** after readsAs(): the language with the most common words (null: none, or a tie), and how many it has */
   guessed: SupportedLanguage | null = null;
+  guessedCount = 0;
   /** combined logits z1 + z2 (max over windows) and each head's best window, after apply() */
   readonly z = new Float64Array(N_HEADS);
   readonly bestStart = new Int32Array(N_HEADS);
@@ -243,6 +244,7 @@ export class ContextModel {
       } else if (c === bestCount && c > 0) tie = true;
     }
     this.guessed = best >= 0 && !tie ? SUPPORTED_LANGUAGES[best]! : null;
+    this.guessedCount = bestCount;
     return !this.hasCommon[li]! || (best === li && !tie);
   }
 

@@ -64,3 +64,22 @@ function arabiziWord(w: string): boolean {
   if (at === 0) return '3579'.includes(d) && isAsciiLetter(w.charCodeAt(1));
   return '235679'.includes(d) && isAsciiLetter(w.charCodeAt(at - 1)) && isAsciiLetter(w.charCodeAt(at + 1));
 }
+
+/** Letters that only one supported language uses (among the 17): the text's own alphabet tells its language. */
+const OWN_LETTERS: [RegExp, SupportedLanguage][] = [
+  [/[ışğİŞĞ]/, 'tr'],
+  [/[łąęśźżńŁĄĘŚŹŻŃ]/, 'pl'],
+  [/[řěůŘĚŮ]/, 'cs'],
+  [/[ñ¿¡Ñ]/, 'es'],
+  [/[ãõÃÕ]/, 'pt'],
+  [/ß/, 'de'],
+  [/[œŒ]/, 'fr'],
+  [/[åÅ]/, 'sv'],
+];
+
+/** The language whose own letters (ı, ł, ř, ñ, ã, ß …) the text's first 600 characters use, if any. */
+export function alphabetLanguage(text: string): SupportedLanguage | null {
+  const sample = text.length > 600 ? text.slice(0, 600) : text;
+  for (const [re, lang] of OWN_LETTERS) if (re.test(sample)) return lang;
+  return null;
+}

@@ -8,7 +8,7 @@ import {
   type TextModel,
   Tokenizer,
 } from '../src/index.ts';
-import { hasArabizi } from '../src/language.ts';
+import { alphabetLanguage, hasArabizi } from '../src/language.ts';
 
 let model: TextModel;
 beforeAll(() => {
@@ -320,6 +320,20 @@ describe('languages', () => {
     // no common word of another language: English alone, as declared
     for (const text of ['kys', 'assessment'])
       expect(model.classify(text, { declared: false })).toEqual(model.classify(text, { language: 'en' }));
+  });
+
+  it("a language's own letters outweigh a guess that rests on one common word", () => {
+    // written for this test: Turkish whose one common word is "son" ("last"), a Spanish common word; "ö", "ı", "ş"
+    const text = 'Ablana söyle, okul çıkışı son sınav var';
+    expect(alphabetLanguage(text)).toBe('tr');
+    const undeclared = model.classify(text, { declared: false });
+    expect(undeclared.language).not.toBe('es');
+    const turkish = model.classify(text, { language: 'tr' });
+    for (const c of TEXT_CATEGORIES)
+      expect(undeclared.scores[c]).toBeGreaterThanOrEqual(turkish.scores[c] - 1e-12);
+    // a German text with a Turkish name stays German: its guess rests on several common words
+    const german = 'Ayşe, ich habe dich heute nicht gesehen, bist du krank?';
+    expect(model.classify(german, { declared: false }).language).toBe('de');
   });
 
   it('Arabic written in Latin letters with digits is also scored as Arabic', () => {
