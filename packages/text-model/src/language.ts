@@ -6,8 +6,9 @@ type Detect = (text: string, opts?: { only?: string[] }) => string;
 let detectFn: Detect | null = null;
 const ONLY = [...SUPPORTED_LANGUAGES];
 const SUPPORTED = new Set<string>(SUPPORTED_LANGUAGES);
-/** Detection looks at a prefix only: enough for tinyld, and keeps 32 KB inputs cheap. */
+/** Detection looks at a prefix only: enough for tinyld and the letter tests below, and keeps 32 KB inputs cheap. */
 const DETECT_CHARS = 600;
+const prefix = (text: string) => (text.length > DETECT_CHARS ? text.slice(0, DETECT_CHARS) : text);
 
 /**
  * Detects the language with tinyld, restricted to the supported languages. Returns null when the text has no
@@ -18,8 +19,7 @@ export function detectLanguage(text: string): SupportedLanguage | null {
     const require = createRequire(import.meta.url);
     detectFn = (require('tinyld') as { detect: Detect }).detect;
   }
-  const sample = text.length > DETECT_CHARS ? text.slice(0, DETECT_CHARS) : text;
-  const code = detectFn(sample, { only: ONLY });
+  const code = detectFn(prefix(text), { only: ONLY });
   return SUPPORTED.has(code) ? (code as SupportedLanguage) : null;
 }
 
@@ -46,8 +46,7 @@ const isAsciiLetter = (c: number) => (c | 32) >= 97 && (c | 32) <= 122;
  * "covid19" are not taken for one.
  */
 export function hasArabizi(text: string): boolean {
-  const sample = text.length > 600 ? text.slice(0, 600) : text;
-  for (const [w] of sample.matchAll(WORD)) if (arabiziWord(w)) return true;
+  for (const [w] of prefix(text).matchAll(WORD)) if (arabiziWord(w)) return true;
   return false;
 }
 
@@ -79,7 +78,7 @@ const OWN_LETTERS: [RegExp, SupportedLanguage][] = [
 
 /** The language whose own letters (ı, ł, ř, ñ, ã, ß …) the text's first 600 characters use, if any. */
 export function alphabetLanguage(text: string): SupportedLanguage | null {
-  const sample = text.length > 600 ? text.slice(0, 600) : text;
+  const sample = prefix(text);
   for (const [re, lang] of OWN_LETTERS) if (re.test(sample)) return lang;
   return null;
 }

@@ -712,32 +712,44 @@ export class LocalTextModel implements TextModel {
       !ctx.readsAs(SUPPORTED_LANGUAGES.indexOf(language), this.scorer.fx.tok.tH, n)
     ) {
       const short = n < 3 && !beyondAscii(text);
-      const arabizi = language !== 'ar' && hasArabizi(text);
-      const alphabet = !arabizi && !short && ctx.guessedCount < 2 ? alphabetLanguage(text) : null;
-      const guessed = arabizi || (alphabet !== null && alphabet !== ctx.guessed) ? null : ctx.guessed;
-      const other = arabizi
-        ? 'ar'
-        : (alphabet ??
-          guessed ??
-          (!short && (n <= SHORT_DETECT_TOKENS || beyondAscii(text)) ? detectLanguage(text) : null));
-      if (!short && guessed !== null && guessed !== language && options?.declared === false) {
-        this.run(text, guessed);
-        language = guessed;
-      } else if (other !== null && other !== language) {
-        const first = Float64Array.from(this.probs);
-        const firstHls = [...this.hls];
-        this.run(text, other);
-        let moved = false;
-        for (let k = 0; k < N_HEADS; k++) {
-          if (first[k]! >= this.probs[k]!) {
-            this.probs[k] = first[k]!;
-            this.hls[k] = firstHls[k]!;
-          } else if (first[k]! < 0.5 && this.probs[k]! >= 0.5) moved = true;
-        }
-        if (moved) language = other;
+      let other: SupportedLanguage | null;
+      let alone = false;
+      if (language !== 'ar' && hasArabizi(text)) other = 'ar';
+      else {
+        const alphabet = !short && ctx.guessedCount < 2 ? alphabetLanguage(text) : null;
+        if (alphabet !== null && alphabet !== ctx.guessed) other = alphabet;
+        else if (ctx.guessed !== null) {
+          other = ctx.guessed;
+          alone = !short && options?.declared === false;
+        } else
+          other = !short && (n <= SHORT_DETECT_TOKENS || beyondAscii(text)) ? detectLanguage(text) : null;
+      }
+      if (other !== null && other !== language) {
+        if (alone) {
+          this.run(text, other);
+          language = other;
+        } else if (this.keepHigher(text, other)) language = other;
       }
     }
     return { scores: byCategory(this.probs), highlights: byCategory(this.hls), language };
+  }
+
+  /**
+   * Scores the text in `other` too, each category keeping the higher probability (and its highlights); whether a
+   * category crossed 0.5 only in `other`.
+   */
+  private keepHigher(text: string, other: SupportedLanguage): boolean {
+    const first = Float64Array.from(this.probs);
+    const firstHls = [...this.hls];
+    this.run(text, other);
+    let moved = false;
+    for (let k = 0; k < N_HEADS; k++) {
+      if (first[k]! >= this.probs[k]!) {
+        this.probs[k] = first[k]!;
+        this.hls[k] = firstHls[k]!;
+      } else if (first[k]! < 0.5 && this.probs[k]! >= 0.5) moved = true;
+    }
+    return moved;
   }
 
   /** Scores the text in `language` into probs and hls; returns the token count. */

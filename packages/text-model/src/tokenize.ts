@@ -108,8 +108,12 @@ export class Tokenizer {
   private scratch = new Int32Array(256);
   private readonly maskOut = { len: 0 };
   private langBit = 1;
-  /** whether all-look-alike Cyrillic words stay Cyrillic: Russian declared, or Russian letters in the text */
-  private cyrillicText = false;
+  /**
+   * Whether all-look-alike Cyrillic words stay Cyrillic: Russian declared, or Russian letters in the text. Decided
+   * on the first such word (most texts have none), from the text being tokenized: 1 yes, 0 no, -1 not yet.
+   */
+  private cyrillicText = -1;
+  private text = '';
   private curStart = -1;
   private curKey = 0;
   private readonly metaOut = new Uint8Array(1);
@@ -146,7 +150,8 @@ export class Tokenizer {
 
   /** Tokenizes `text`; returns the number of tokens. `langBit` selects language-specific lexicon entries. */
   run(text: string, lang: string, langBit: number): number {
-    this.cyrillicText = lang === 'ru' || RUSSIAN_LETTER.test(text);
+    this.cyrillicText = lang === 'ru' ? 1 : -1;
+    this.text = text;
     this.langBit = langBit;
     this.langIdx = 31 - Math.clz32(langBit);
     this.n = 0;
@@ -198,7 +203,13 @@ export class Tokenizer {
     }
     this.flush();
     this.joinSpacedLetters(text);
+    this.text = '';
     return this.nTok;
+  }
+
+  private isCyrillicText(): boolean {
+    if (this.cyrillicText < 0) this.cyrillicText = RUSSIAN_LETTER.test(this.text) ? 1 : 0;
+    return this.cyrillicText === 1;
   }
 
   /** Maps and pushes the character at text[i]; returns its length in UTF-16 units. */
@@ -512,7 +523,7 @@ export class Tokenizer {
           }
         }
       }
-      if (latin > 0 || (mappable && (cyrillic === 0 || !this.cyrillicText))) {
+      if (latin > 0 || (mappable && (cyrillic === 0 || !this.isCyrillicText()))) {
         for (let i = s; i < e; i++) {
           const sc = meta[i]! >> 4;
           if (sc === S_CYRILLIC || sc === S_GREEK) {

@@ -189,6 +189,22 @@ describe('highlights', () => {
 });
 
 describe('languages', () => {
+  /** Sent without `language`, the text is scored in `lang` alone: that language reported, exactly its scores. */
+  const expectScoredAlone = (text: string, lang: SupportedLanguage) => {
+    const undeclared = model.classify(text, { language: 'en', declared: false });
+    expect(undeclared.language, text).toBe(lang);
+    expect(undeclared.scores).toEqual(model.classify(text, { language: lang }).scores);
+    return undeclared;
+  };
+  /** Sent without `language`, the text is also scored in `lang`: every category at least its score there. */
+  const expectScoredAlsoIn = (text: string, lang: SupportedLanguage) => {
+    const undeclared = model.classify(text, { declared: false });
+    const own = model.classify(text, { language: lang });
+    for (const c of TEXT_CATEGORIES)
+      expect(undeclared.scores[c], `${text} ${c}`).toBeGreaterThanOrEqual(own.scores[c] - 1e-12);
+    return undeclared;
+  };
+
   it('German, Turkish and Arabic insults score high (learned from data)', () => {
     expect(score('Du bist ein dummes Arschloch', 'toxicity', 'de')).toBeGreaterThan(0.6);
     expect(score('Sen tam bir orospu çocuğusun', 'toxicity', 'tr')).toBeGreaterThan(0.6);
@@ -257,10 +273,8 @@ describe('languages', () => {
       ['qué tal el viaje, nos vemos mañana', 'es'],
     ];
     for (const [text, lang] of texts) {
-      const undeclared = model.classify(text, { language: 'en', declared: false });
-      expect(undeclared.language).toBe(lang);
       // exactly the scores of that language alone
-      expect(undeclared.scores).toEqual(model.classify(text, { language: lang }).scores);
+      const undeclared = expectScoredAlone(text, lang);
       // declared (the default), English stays: each category keeps the higher of the two readings
       const declared = model.classify(text, { language: 'en' });
       for (const c of TEXT_CATEGORIES)
@@ -281,19 +295,11 @@ describe('languages', () => {
       ['Он не пришёл, потому что автобус опоздал', 'ru'],
       ["Wenn ich's dir sage, dann machst du das, verstanden?", 'de'],
     ];
-    for (const [text, lang] of texts) {
-      const undeclared = model.classify(text, { language: 'en', declared: false });
-      expect(undeclared.language, text).toBe(lang);
-      expect(undeclared.scores).toEqual(model.classify(text, { language: lang }).scores);
-    }
+    for (const [text, lang] of texts) expectScoredAlone(text, lang);
     // a long text with no common word of any language but letters beyond ASCII goes to the detector, and is also
     // scored in the language it finds (each category keeps the higher reading)
     const spanish = 'Algún día vas a pagar por todo, ya verás cómo acaba tu perro';
-    const undeclared = model.classify(spanish, { declared: false });
-    const es = model.classify(spanish, { language: 'es' });
-    expect(undeclared.language).toBe('es');
-    for (const c of TEXT_CATEGORIES)
-      expect(undeclared.scores[c]).toBeGreaterThanOrEqual(es.scores[c] - 1e-12);
+    expect(expectScoredAlsoIn(spanish, 'es').language).toBe('es');
     expect(
       model.classify('Я знаю, где ты живёшь, и не жди пощады: скоро тебе конец', { declared: false }).scores
         .violence,
@@ -309,14 +315,8 @@ describe('languages', () => {
 
   it('a text of one or two ASCII words is scored in another language only where its common words say so', () => {
     // written for this test: "I want to sleep"; "voglio" is an Italian common word
-    const atLeast = (text: string, lang: SupportedLanguage) => {
-      const undeclared = model.classify(text, { declared: false });
-      const own = model.classify(text, { language: lang });
-      for (const c of TEXT_CATEGORIES)
-        expect(undeclared.scores[c], `${text} ${c}`).toBeGreaterThanOrEqual(own.scores[c] - 1e-12);
-    };
-    atLeast('Voglio dormire', 'it');
-    atLeast('ya 7mar', 'ar');
+    expectScoredAlsoIn('Voglio dormire', 'it');
+    expectScoredAlsoIn('ya 7mar', 'ar');
     // no common word of another language: English alone, as declared
     for (const text of ['kys', 'assessment'])
       expect(model.classify(text, { declared: false })).toEqual(model.classify(text, { language: 'en' }));
@@ -326,11 +326,7 @@ describe('languages', () => {
     // written for this test: Turkish whose one common word is "son" ("last"), a Spanish common word; "ö", "ı", "ş"
     const text = 'Ablana söyle, okul çıkışı son sınav var';
     expect(alphabetLanguage(text)).toBe('tr');
-    const undeclared = model.classify(text, { declared: false });
-    expect(undeclared.language).not.toBe('es');
-    const turkish = model.classify(text, { language: 'tr' });
-    for (const c of TEXT_CATEGORIES)
-      expect(undeclared.scores[c]).toBeGreaterThanOrEqual(turkish.scores[c] - 1e-12);
+    expect(expectScoredAlsoIn(text, 'tr').language).not.toBe('es');
     // a German text with a Turkish name stays German: its guess rests on several common words
     const german = 'Ayşe, ich habe dich heute nicht gesehen, bist du krank?';
     expect(model.classify(german, { declared: false }).language).toBe('de');
@@ -351,11 +347,7 @@ describe('languages', () => {
       '7pm',
     ])
       expect(hasArabizi(t), t).toBe(false);
-    const text = 'ana 3arfa enta sakin fein';
-    const undeclared = model.classify(text, { declared: false });
-    const arabic = model.classify(text, { language: 'ar' });
-    for (const c of TEXT_CATEGORIES)
-      expect(undeclared.scores[c]).toBeGreaterThanOrEqual(arabic.scores[c] - 1e-12);
+    expectScoredAlsoIn('ana 3arfa enta sakin fein', 'ar');
   });
 
   it('falls back to English when detection fails', () => {

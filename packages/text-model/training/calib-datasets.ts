@@ -4,9 +4,10 @@
  * team-authored calibration split. For choosing training configurations without looking at a test split or the suite.
  *   node --import tsx training/calib-datasets.ts <weights dir> [<weights dir> ...]
  */
-import { TEXT_CATEGORIES, type TextCategory, type TextModel } from '../src/index.ts';
+import type { TextCategory, TextModel } from '../src/index.ts';
 import { AUTHORED_DIR, loadAuthoredTraining } from './authored.ts';
 import { authoredSplit, loadExamples } from './data.ts';
+import { pick } from './eval-authored.ts';
 import { prf, rocAuc } from './metrics.ts';
 import { scoreSuite, suiteSummary } from './suite-eval.ts';
 import { loadWeightsDir } from './weights-dir.ts';
@@ -30,19 +31,11 @@ const examples = loadExamples().filter((e) => e.split === 'calib' && DATASETS.so
 const authored = loadAuthoredTraining(AUTHORED_DIR).filter((a) => authoredSplit(a) === 'calib');
 
 function datasetCells(model: TextModel): string[] {
-  const cells: string[] = [];
-  for (const [source, cat] of DATASETS) {
-    const k = TEXT_CATEGORIES.indexOf(cat);
-    const s: number[] = [];
-    const y: number[] = [];
-    for (const e of examples) {
-      if (e.source !== source || e.labels[k]! < 0) continue;
-      s.push(model.classify(e.text, { language: e.lang }).scores[cat]);
-      y.push(e.labels[k]!);
-    }
-    cells.push(`${(100 * prf(s, y).macroF1).toFixed(1)} (${rocAuc(s, y).toFixed(3)})`);
-  }
-  return cells;
+  const scored = examples.map((e) => ({ e, s: model.classify(e.text, { language: e.lang }).scores }));
+  return DATASETS.map(([source, cat]) => {
+    const { s, y } = pick(scored, (e) => e.source === source, cat);
+    return `${(100 * prf(s, y).macroF1).toFixed(1)} (${rocAuc(s, y).toFixed(3)})`;
+  });
 }
 
 console.log(`| weights | ${DATASETS.map(([s, c]) => `${s} ${c}`).join(' | ')} |`);

@@ -19,7 +19,7 @@ import { fromHalf, toHalf } from '../src/weights.ts';
 import { CalibrationSet, calibratesHead } from './calibration.ts';
 import { commonBenignWords, oneWordBenign } from './common-words.ts';
 import type { Example } from './data.ts';
-import { exampleWeight, fitPlatt } from './trainer.ts';
+import { exampleWeight, fitPlatt, meanOf } from './trainer.ts';
 
 export interface ContextConfig {
   bits: number;
@@ -302,14 +302,11 @@ export function trainContext(
   const posW = new Float64Array(N_HEADS);
   for (const k of HEADS)
     posW[k] = Math.min(cfg.maxPosWeight, Math.max(1, Math.sqrt(neg[k]! / Math.max(1, pos[k]!))));
-  const W = new Float32Array(nb * N_HEADS);
-  const bias = new Float64Array(N_HEADS);
-  const seeds = [cfg.seed, ...(cfg.extraSeeds ?? [])];
-  for (const seed of seeds) {
-    const run = sgd(data, ex, weight, posW, nb, cfg, seed, log);
-    for (let q = 0; q < W.length; q++) W[q]! += run.W[q]! / seeds.length;
-    for (const k of HEADS) bias[k]! += run.bias[k]! / seeds.length;
-  }
+  const runs = [cfg.seed, ...(cfg.extraSeeds ?? [])].map((seed) =>
+    sgd(data, ex, weight, posW, nb, cfg, seed, log),
+  );
+  const W = meanOf(runs.map((r) => r.W));
+  const bias = meanOf(runs.map((r) => r.bias));
   header.bias = [...bias].map(round);
   // Mixing shares, then calibration, on the gated calibration texts (and their English views), with the weights as
   // shipped (float16). First pass: each text's first-window z1 and z2 per head.
