@@ -72,6 +72,7 @@ function olidKey(t: string): string {
 
 export function loadExamples(dir = datasetsDir(), opts: { excludeGpl?: boolean } = {}): Example[] {
   if (!existsSync(dir)) throw new Error(`datasets not found at ${dir} (set VERDICT_DATASETS_DIR)`);
+  const rude = rudeness(dir);
   const out: Example[] = [];
   const push = (e: Example) => {
     if (e.text.trim() !== '') out.push(e);
@@ -96,8 +97,13 @@ export function loadExamples(dir = datasetsDir(), opts: { excludeGpl?: boolean }
     ['hate_test', 'test'],
   ] as const) {
     for (const r of readCsvGz(p(`tweeteval_hate_offensive/${file}.csv.gz`))) {
+      // A tweet that is not hateful may still be rude, so toxicity stays unknown for one with a swear word or an
+      // insult; without either it is 0. Masked on every non-hateful tweet, the toxicity head saw the groups this
+      // set is about only in hateful ones: "Refugees" alone read toxicity 1.00, "migrants" 1.00.
       const labels =
-        r.label === '1' ? lab({ [T]: 1, [HA]: 1, [SP]: 0, [SH]: 0 }) : lab({ [HA]: 0, [SP]: 0, [SH]: 0 });
+        r.label === '1'
+          ? lab({ [T]: 1, [HA]: 1, [SP]: 0, [SH]: 0 })
+          : lab({ [HA]: 0, [SP]: 0, [SH]: 0, ...(!rude(r.text!) && { [T]: 0 }) });
       push({ text: r.text!, lang: 'en', source: 'tweeteval_hate', split, labels });
     }
   }
@@ -289,4 +295,83 @@ function dedupKey(t: string): string {
     .replace(/@user/g, '')
     .replace(/[^\p{L}\p{N}]+/gu, ' ')
     .trim();
+}
+
+/** English insults that are no swear words (the profanity lexicon has few of them); the team's list. */
+const INSULTS = [
+  'idiot',
+  'idiots',
+  'stupid',
+  'moron',
+  'morons',
+  'dumb',
+  'dumbass',
+  'scum',
+  'scumbag',
+  'scumbags',
+  'trash',
+  'loser',
+  'losers',
+  'pig',
+  'pigs',
+  'filth',
+  'filthy',
+  'disgusting',
+  'vile',
+  'pathetic',
+  'worthless',
+  'ugly',
+  'fat',
+  'hate',
+  'kill',
+  'die',
+  'shut',
+  'traitor',
+  'traitors',
+  'animal',
+  'animals',
+  'savage',
+  'savages',
+  'parasite',
+  'parasites',
+  'vermin',
+  'rat',
+  'rats',
+  'invader',
+  'invaders',
+  'criminal',
+  'criminals',
+  'rapist',
+  'rapists',
+  'thug',
+  'thugs',
+  'clown',
+  'liar',
+  'liars',
+  'coward',
+  'cowards',
+  'creep',
+  'freak',
+  'retarded',
+  'lunatic',
+  'psycho',
+  'garbage',
+];
+
+/**
+ * Whether a tweet has a swear word (the single-word entries of the profanity lexicon in ../shared/datasets) or one
+ * of the team's insults: for labels that say a text is not hateful but not whether it is rude.
+ */
+function rudeness(dir: string): (text: string) => boolean {
+  const words = new Set(INSULTS);
+  for (const r of readCsvGz(join(dir, 'surge_profanity_lexicon/profanity_en.csv.gz'))) {
+    const w = (r.text ?? '').toLowerCase();
+    if (w !== '' && !/\s/.test(w)) words.add(w);
+  }
+  return (text) => {
+    for (const w of text.toLowerCase().match(/[\p{L}\p{N}@$*!]+/gu) ?? []) {
+      if (words.has(w) || /^(fuck|shit|bitch|cunt|whore|slut)/.test(w)) return true;
+    }
+    return false;
+  };
 }

@@ -1,0 +1,69 @@
+/**
+ * The spot checks of training/experiments/README.md, counted for one or more weights directories side by side:
+ * plain compliments (`experiments/compliments-check.tsv`, all benign), texts that open like a compliment but are
+ * harassment, solicitation or threats (`compliment-harassment-check.tsv`, all harmful), and short mentions of
+ * identity groups (`identity-terms-check.tsv`, all benign; no text of it is in any training file). A text counts as
+ * flagged when any category reaches the built-in `default` policy's threshold (0.5; profanity 0.8, spam 0.7),
+ * scored in its declared language. For looking at known weaknesses; never for choosing thresholds.
+ *   node --import tsx training/spot-checks.ts [weights dir …]   (none: the shipped weights)
+ */
+import fs from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import { type ClassifyOptions, loadTextModel, TEXT_CATEGORIES, type TextModel } from '../src/index.ts';
+import { loadWeightsDir } from './weights-dir.ts';
+
+const DEFAULT_THRESHOLDS: Record<string, number> = { profanity: 0.8, spam: 0.7 };
+
+function rows(file: string): { lang: ClassifyOptions['language']; text: string }[] {
+  return fs
+    .readFileSync(new URL(`./experiments/${file}`, import.meta.url), 'utf8')
+    .split('\n')
+    .filter((line) => line.includes('\t'))
+    .map((line) => {
+      const [lang, text] = line.split('\t') as [string, string];
+      return { lang: lang as ClassifyOptions['language'], text };
+    });
+}
+
+function flagged(model: TextModel, lang: ClassifyOptions['language'], text: string): boolean {
+  const { scores } = model.classify(text, { language: lang, declared: true });
+  return TEXT_CATEGORIES.some((c) => scores[c] >= (DEFAULT_THRESHOLDS[c] ?? 0.5));
+}
+
+/** How many texts of one spot-check file are flagged, in all and per language. */
+export function countFlagged(
+  model: TextModel,
+  file: string,
+): { n: number; flagged: number; byLang: Map<string, { n: number; flagged: number }> } {
+  const byLang = new Map<string, { n: number; flagged: number }>();
+  for (const { lang, text } of rows(file)) {
+    const s = byLang.get(lang!) ?? { n: 0, flagged: 0 };
+    s.n++;
+    if (flagged(model, lang, text)) s.flagged++;
+    byLang.set(lang!, s);
+  }
+  let n = 0;
+  let flaggedAll = 0;
+  for (const s of byLang.values()) {
+    n += s.n;
+    flaggedAll += s.flagged;
+  }
+  return { n, flagged: flaggedAll, byLang };
+}
+
+function count(model: TextModel, file: string): string {
+  const { n, flagged: f, byLang } = countFlagged(model, file);
+  const per = [...byLang].map(([l, s]) => `${l} ${s.flagged}/${s.n}`).join(', ');
+  return `${f} / ${n} (${per})`;
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const dirs = process.argv.slice(2);
+  for (const dir of dirs.length > 0 ? dirs : [null]) {
+    const model = dir ? loadWeightsDir(dir) : loadTextModel();
+    console.log(`${dir ?? 'shipped weights'}`);
+    console.log(`  compliments flagged:        ${count(model, 'compliments-check.tsv')}`);
+    console.log(`  harassment checks flagged:  ${count(model, 'compliment-harassment-check.tsv')}`);
+    console.log(`  identity mentions flagged:  ${count(model, 'identity-terms-check.tsv')}`);
+  }
+}
