@@ -1,8 +1,10 @@
 /**
  * The spot checks of training/experiments/README.md, counted for one or more weights directories side by side:
  * plain compliments (`experiments/compliments-check.tsv`, all benign), texts that open like a compliment but are
- * harassment, solicitation or threats (`compliment-harassment-check.tsv`, all harmful), and short mentions of
- * identity groups (`identity-terms-check.tsv`, all benign; no text of it is in any training file). A text counts as
+ * harassment, solicitation or threats (`compliment-harassment-check.tsv`, all harmful), short mentions of
+ * identity groups (`identity-terms-check.tsv`, all benign), hateful stereotypes without slurs and casual requests for
+ * suicide methods (`stereotypes-check.tsv`, all harmful) and benign texts on the same topics
+ * (`stereotype-contrasts-check.tsv`); no text of the last three is in any training file. A text counts as
  * flagged when any category reaches the built-in `default` policy's threshold (0.5; profanity 0.8, spam 0.7),
  * scored in its declared language. For looking at known weaknesses; never for choosing thresholds.
  *   node --import tsx training/spot-checks.ts [weights dir …]   (none: the shipped weights)
@@ -65,5 +67,9 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     console.log(`  compliments flagged:        ${count(model, 'compliments-check.tsv')}`);
     console.log(`  harassment checks flagged:  ${count(model, 'compliment-harassment-check.tsv')}`);
     console.log(`  identity mentions flagged:  ${count(model, 'identity-terms-check.tsv')}`);
+    console.log(`  stereotypes and methods flagged (harmful): ${count(model, 'stereotypes-check.tsv')}`);
+    console.log(
+      `  their benign contrasts flagged:            ${count(model, 'stereotype-contrasts-check.tsv')}`,
+    );
   }
 }
