@@ -12,7 +12,7 @@ categories:
   self_harm: { threshold: 0.5, action: flag }
   toxicity: { threshold: 0.5, action: flag }
   profanity: { threshold: 0.8, action: warn }
-  spam: { threshold: 0.6, action: warn }
+  spam: { threshold: 0.7, action: warn }
   suggestive: { threshold: 0.8, action: warn }
 `;
 
@@ -26,7 +26,7 @@ categories:
   self_harm: { threshold: 0.3, action: flag }
   toxicity: { threshold: 0.3, action: block }
   profanity: { threshold: 0.3, action: flag }
-  spam: { threshold: 0.4, action: flag }
+  spam: { threshold: 0.5, action: flag }
   suggestive: { threshold: 0.6, action: flag }
 `;
 
@@ -39,7 +39,7 @@ categories:
   sexual: { threshold: 0.7, action: warn }
   self_harm: { threshold: 0.7, action: flag }
   toxicity: { threshold: 0.7, action: warn }
-  spam: { threshold: 0.85, action: warn }
+  spam: { threshold: 0.8, action: warn }
 `;
 
 export const BUILTIN_POLICY_SOURCES: Record<string, string> = {
