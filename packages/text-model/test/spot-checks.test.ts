@@ -3,36 +3,34 @@ import { loadTextModel, type TextModel } from '../src/index.ts';
 import { countFlagged } from '../training/spot-checks.ts';
 
 // The spot checks of training/experiments/ (team-written, in no training file), under the `default` policy's
-// thresholds. They hold what text model v7.2 fixed against a retraining that undoes it: v7.1 flagged 43 of the 62
-// short benign mentions of groups and 27 of the 50 compliments; v7.2 flags 26 and 12 (22–26 and 9–12 across trials).
+// thresholds. They hold what text models v7.2–v7.4 fixed against a retraining that undoes it: v7.1 flagged 43 of the
+// 62 short benign mentions of groups and 27 of the 50 compliments; v7.2–v7.4 flag 19–26 and 9–12 across trials.
 let model: TextModel;
 beforeAll(() => {
   model = loadTextModel();
 });
 
+/** Flags of one check file, which must hold `n` texts, within [min, max]. */
+function expectFlagged(file: string, n: number, bounds: { min?: number; max?: number }): void {
+  const counted = countFlagged(model, file);
+  expect(counted.n, file).toBe(n);
+  expect(counted.flagged, file).toBeGreaterThanOrEqual(bounds.min ?? 0);
+  expect(counted.flagged, file).toBeLessThanOrEqual(bounds.max ?? n);
+}
+
 describe('spot checks', () => {
   it('short benign mentions of groups are mostly not flagged', () => {
-    const { n, flagged } = countFlagged(model, 'identity-terms-check.tsv');
-    expect(n).toBe(62);
-    expect(flagged).toBeLessThanOrEqual(30);
+    expectFlagged('identity-terms-check.tsv', 62, { max: 30 });
   });
 
   it('plain compliments are mostly not flagged; harassment that opens like one still is', () => {
-    const compliments = countFlagged(model, 'compliments-check.tsv');
-    expect(compliments.n).toBe(50);
-    expect(compliments.flagged).toBeLessThanOrEqual(15);
-    const harassment = countFlagged(model, 'compliment-harassment-check.tsv');
-    expect(harassment.n).toBe(25);
-    expect(harassment.flagged).toBeGreaterThanOrEqual(22);
+    expectFlagged('compliments-check.tsv', 50, { max: 15 });
+    expectFlagged('compliment-harassment-check.tsv', 25, { min: 22 });
   });
 
   it('stereotypes without slurs and casual requests for methods are mostly flagged; talk about them mostly not', () => {
-    // v7.1–v7.3 flagged 27–30 of the 36 and 4–5 of the 23 contrasts across trials
-    const harmful = countFlagged(model, 'stereotypes-check.tsv');
-    expect(harmful.n).toBe(36);
-    expect(harmful.flagged).toBeGreaterThanOrEqual(25);
-    const benign = countFlagged(model, 'stereotype-contrasts-check.tsv');
-    expect(benign.n).toBe(23);
-    expect(benign.flagged).toBeLessThanOrEqual(7);
+    // v7.1–v7.4 flagged 26–30 of the 36 and 4–5 of the 23 contrasts across trials
+    expectFlagged('stereotypes-check.tsv', 36, { min: 24 });
+    expectFlagged('stereotype-contrasts-check.tsv', 23, { max: 7 });
   });
 });
