@@ -11,6 +11,7 @@
  *   permissive  F0.5 (precision twice as important), at least 0.7 and at least default
  * The actions (block / flag / warn) stay product choices: they are not measured.
  */
+import { readFileSync } from 'node:fs';
 import { TEXT_CATEGORIES, type TextCategory } from '../src/index.ts';
 import { pick, type Scored } from './eval-authored.ts';
 import { prf } from './metrics.ts';
@@ -79,6 +80,26 @@ function suiteUnder(rows: SuiteRow[], thr: Record<TextCategory, number>): string
     }
   }
   return `${pct(found + passed, harm + benign)} % correct, harmful found ${pct(found, harm)} %, benign passed ${pct(passed, benign)} %`;
+}
+
+/**
+ * One built-in policy's thresholds as the model card states them (the table policySection prints, which a server
+ * test holds equal to builtin.ts): what the shipped weights are judged at.
+ */
+export function cardThresholds(policy: PolicyName): Record<TextCategory, number> {
+  const card = readFileSync(new URL('../MODEL_CARD.md', import.meta.url), 'utf8');
+  const block = card.split('<!-- builtin-thresholds -->')[1]?.split('<!-- /builtin-thresholds -->')[0];
+  if (!block) throw new Error('the model card has no built-in thresholds table');
+  const column = 2 + POLICY_NAMES.indexOf(policy);
+  const rows = block
+    .trim()
+    .split('\n')
+    .slice(2)
+    .map((line) => line.split('|'));
+  return Object.fromEntries(rows.map((c) => [c[1]!.trim(), Number.parseFloat(c[column]!)])) as Record<
+    TextCategory,
+    number
+  >;
 }
 
 export function policySection(scored: Scored[], suite: SuiteRow[]): DerivedThresholds {

@@ -5,16 +5,17 @@
  * identity groups (`identity-terms-check.tsv`, all benign), hateful stereotypes without slurs and casual requests for
  * suicide methods (`stereotypes-check.tsv`, all harmful) and benign texts on the same topics
  * (`stereotype-contrasts-check.tsv`); no text of the last three is in any training file. A text counts as
- * flagged when any category reaches the built-in `default` policy's threshold (0.5; profanity 0.8, spam 0.7),
+ * flagged when any category reaches the built-in `default` policy's threshold (as the model card's table gives it),
  * scored in its declared language. For looking at known weaknesses; never for choosing thresholds.
  *   node --import tsx training/spot-checks.ts [weights dir …]   (none: the shipped weights)
  */
 import fs from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { type ClassifyOptions, loadTextModel, TEXT_CATEGORIES, type TextModel } from '../src/index.ts';
+import { cardThresholds } from './policy-thresholds.ts';
 import { loadWeightsDir } from './weights-dir.ts';
 
-const DEFAULT_THRESHOLDS: Record<string, number> = { profanity: 0.8, spam: 0.7 };
+const DEFAULT_THRESHOLDS = cardThresholds('default');
 
 function rows(file: string): { lang: ClassifyOptions['language']; text: string }[] {
   return fs
@@ -29,7 +30,7 @@ function rows(file: string): { lang: ClassifyOptions['language']; text: string }
 
 function flagged(model: TextModel, lang: ClassifyOptions['language'], text: string): boolean {
   const { scores } = model.classify(text, { language: lang, declared: true });
-  return TEXT_CATEGORIES.some((c) => scores[c] >= (DEFAULT_THRESHOLDS[c] ?? 0.5));
+  return TEXT_CATEGORIES.some((c) => scores[c] >= DEFAULT_THRESHOLDS[c]);
 }
 
 /** How many texts of one spot-check file are flagged, in all and per language. */
@@ -37,20 +38,18 @@ export function countFlagged(
   model: TextModel,
   file: string,
 ): { n: number; flagged: number; byLang: Map<string, { n: number; flagged: number }> } {
+  const all = { n: 0, flagged: 0 };
   const byLang = new Map<string, { n: number; flagged: number }>();
   for (const { lang, text } of rows(file)) {
     const s = byLang.get(lang!) ?? { n: 0, flagged: 0 };
-    s.n++;
-    if (flagged(model, lang, text)) s.flagged++;
     byLang.set(lang!, s);
+    const hit = flagged(model, lang, text) ? 1 : 0;
+    s.n++;
+    all.n++;
+    s.flagged += hit;
+    all.flagged += hit;
   }
-  let n = 0;
-  let flaggedAll = 0;
-  for (const s of byLang.values()) {
-    n += s.n;
-    flaggedAll += s.flagged;
-  }
-  return { n, flagged: flaggedAll, byLang };
+  return { ...all, byLang };
 }
 
 function count(model: TextModel, file: string): string {
