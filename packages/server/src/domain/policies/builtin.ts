@@ -26,7 +26,7 @@ categories:
   self_harm: { threshold: 0.3, action: flag }
   toxicity: { threshold: 0.3, action: block }
   profanity: { threshold: 0.3, action: flag }
-  spam: { threshold: 0.5, action: flag }
+  spam: { threshold: 0.45, action: flag }
   suggestive: { threshold: 0.6, action: flag }
 `;
 
