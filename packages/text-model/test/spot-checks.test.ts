@@ -3,8 +3,8 @@ import { loadTextModel, type TextModel } from '../src/index.ts';
 import { countFlagged } from '../training/spot-checks.ts';
 
 // The spot checks of training/experiments/ (team-written, in no training file), under the `default` policy's
-// thresholds. They hold what text models v7.2–v7.4 fixed against a retraining that undoes it: v7.1 flagged 43 of the
-// 62 short benign mentions of groups and 27 of the 50 compliments; v7.2–v7.4 flag 19–26 and 9–12 across trials.
+// thresholds. They hold what text models v7.2–v7.5 fixed against a retraining that undoes it: v7.1 flagged 43 of the
+// 62 short benign mentions of groups and 27 of the 50 compliments; v7.2–v7.5 flag 19–30 and 7–12 across trials.
 let model: TextModel;
 beforeAll(() => {
   model = loadTextModel();

@@ -9,7 +9,7 @@
 import { TEXT_CATEGORIES, type TextCategory, type TextModel } from '../src/index.ts';
 import { type AuthoredItem, loadSuite } from './authored.ts';
 
-const HARM: TextCategory[] = ['toxicity', 'harassment', 'hate', 'violence', 'sexual', 'self_harm'];
+export const HARM: TextCategory[] = ['toxicity', 'harassment', 'hate', 'violence', 'sexual', 'self_harm'];
 const CATS = TEXT_CATEGORIES.filter((c) => c !== 'spam');
 export const HATE_CONTRASTS = new Set([
   'negation',
